@@ -394,7 +394,8 @@ def test_a_weighted_nll_loss_ignores_a_nan_in_an_ignored_row_as_torch(reduction)
 
 
 @pytest.mark.parametrize("kind", ["ties", "nan", "-inf"])
-@pytest.mark.parametrize("args", [(2, 2, 0, 1, False), (3, 2, 1, 1, True), (3, 1, 1, 2, False), (2, 3, 1, 2, True)])
+@pytest.mark.parametrize("args", [(2, 2, 0, 1, False), (3, 2, 1, 1, True), (3, 1, 1, 2, False), (2, 3, 1, 2, True),
+                                  (2, 3, 1, 3, True), (3, 2, 0, 2, True)])
 def test_pooling_indices_are_pytorchs_first_maximum(args, kind):
     """``max_pool2d``/``adaptive_max_pool2d`` with ``return_indices``: the first maximum of each window in PyTorch's
     order, a NaN first, never a padding position (an all ``-inf`` window points at its first element)."""
@@ -417,7 +418,8 @@ def test_pooling_indices_are_pytorchs_first_maximum(args, kind):
 
 
 @pytest.mark.parametrize("kind", ["ties", "nan", "-inf"])
-@pytest.mark.parametrize("args", [(2, 2, 0, 1, False), (3, 2, 1, 1, True), (3, 1, 1, 2, False), (2, 3, 1, 2, True)])
+@pytest.mark.parametrize("args", [(2, 2, 0, 1, False), (3, 2, 1, 1, True), (3, 1, 1, 2, False), (2, 3, 1, 2, True),
+                                  (2, 3, 1, 3, True), (3, 2, 0, 2, True)])
 def test_pooling_gradient_goes_to_the_first_maximum_as_pytorchs(args, kind):
     """The gradient of each window goes to its first maximum only, as PyTorch's: with dilation or ceil_mode
     ``max_pool2d`` and every ``adaptive_max_pool2d`` were ``amax`` of the windows, whose gradient is shared among

@@ -281,6 +281,10 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
                                                                 stride=2, output_padding=1),
     "conv_transpose1d": lambda lib, d: _F(lib).conv_transpose1d(d["bat"], d["bat2"].permute(2, 0, 1), padding=1),
     "max_pool2d": lambda lib, d: _F(lib).max_pool2d(d["img"], 2),
+    "max_pool2d dilated, ceil_mode": lambda lib, d: _F(lib).max_pool2d(d["img"], 2, 2, 1, dilation=2, ceil_mode=True),
+    "max_pool2d unbatched": lambda lib, d: _F(lib).max_pool2d(d["img"][0], (2, 1), ceil_mode=True),
+    "max_pool2d unbatched, return_indices": lambda lib, d: _F(lib).max_pool2d(d["img"][1], 2, 1,
+                                                                              return_indices=True)[0],
     "avg_pool2d": lambda lib, d: _F(lib).avg_pool2d(d["img"], 2),
     "adaptive_avg_pool2d to one value": lambda lib, d: _F(lib).adaptive_avg_pool2d(d["img"], 1),
     "adaptive_avg_pool2d to 2x2": lambda lib, d: _F(lib).adaptive_avg_pool2d(d["img"], 2),
@@ -875,6 +879,9 @@ CASES.update({
     "max_pool2d's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).max_pool2d(u, 2), d["img"]),
     "max_pool2d's gradient, return_indices": lambda lib, d: _gradient_of(
         lib, lambda u: _F(lib).max_pool2d(u, 2, return_indices=True)[0], d["img"]),
+    "max_pool2d's gradient, dilated, ceil_mode": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).max_pool2d(u, 2, 2, 1, 2, True), d["img"]),
+    "max_pool1d dilated": lambda lib, d: _F(lib).max_pool1d(d["bat"], 2, dilation=2, ceil_mode=True),
     "max_pool1d's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).max_pool1d(u[:, 0], 2), d["img"]),
     **{f"{mode} pad {n}d's gradient": (lambda mode, pad, u: lambda lib, d: _gradient_of(
         lib, lambda u: _F(lib).pad(u, pad, mode=mode), d[u]))(mode, pad, u)

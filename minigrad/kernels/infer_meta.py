@@ -17,6 +17,7 @@ import numpy as np
 
 from ..dtypes import cpp_type_name, is_floating_np
 from ..errors import OutOfRangeError, ShapeError
+from .pool_windows import pool_out_size
 
 __all__ = [
     "same",
@@ -496,14 +497,17 @@ def conv_transpose2d(op: str, x: Any, weight: Any, bias: Any = None, stride: tup
     return (x.shape[0], weight.shape[1] * groups) + out[4 - x.ndim:], x.dtype
 
 
-def pool2d(op: str, x: Any, kernel_size: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int]) -> tuple[tuple[int, ...], Any]:
-    if x.ndim != 4:
-        raise ShapeError(f"{op}(): 'x' must be 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
+def pool2d(op: str, x: Any, kernel_size: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int],
+           dilation: tuple[int, int] = (1, 1), ceil_mode: bool = False) -> tuple[tuple[int, ...], Any]:
+    """A max pool's output of ``(N, C, H, W)`` or ``(C, H, W)``: PyTorch's ``pooling_output_shape``, whose
+    ``ceil_mode`` keeps the last window only where it starts inside the input or its left padding."""
+    if x.ndim not in (3, 4):
+        raise ShapeError(f"{op}(): 'x' must be 3-D (C, H, W) or 4-D (N, C, H, W), but got shape {_shape(x.shape)}")
     if padding[0] * 2 > kernel_size[0] or padding[1] * 2 > kernel_size[1]:
         raise RuntimeError(f"{op}(): padding should be at most half of the kernel size, got padding {padding} for kernel {kernel_size}")
-    n, c, h, w = x.shape
-    oh = conv_out(h, kernel_size[0], stride[0], padding[0])
-    ow = conv_out(w, kernel_size[1], stride[1], padding[1])
+    h, w = x.shape[-2:]
+    oh, ow = (pool_out_size(n, k, s, p, ceil_mode, d) for n, k, s, p, d in zip((h, w), kernel_size, stride, padding, dilation))
     if oh <= 0 or ow <= 0:
-        raise RuntimeError(f"{op}(): kernel {kernel_size} is larger than the padded input ({h}, {w})")
-    return (n, c, oh, ow), x.dtype
+        raise RuntimeError(f"{op}(): kernel {kernel_size} (dilation {dilation}) is larger than the padded input ({h}, {w})")
+    return tuple(x.shape[:-2]) + (oh, ow), x.dtype
+

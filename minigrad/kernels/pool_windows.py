@@ -25,9 +25,10 @@ __all__ = ["pool_out_size", "avg_matrix", "adaptive_matrix", "avg_matrices", "ap
            "apply_windows_3d", "adaptive_window_table", "adaptive_max_positions", "plane_gather", "plane_scatter"]
 
 
-def pool_out_size(n: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
-    """PyTorch's ``pooling_output_shape``: windows that start inside the input or its left padding."""
-    out = (n + 2 * p - k + ((s - 1) if ceil_mode else 0)) // s + 1
+def pool_out_size(n: int, k: int, s: int, p: int, ceil_mode: bool, d: int = 1) -> int:
+    """PyTorch's ``pooling_output_shape``: windows (of ``k`` taps ``d`` apart) along a dim of ``n``; with
+    ``ceil_mode`` the last partial window counts where it starts inside the input or its left padding."""
+    out = (n + 2 * p - d * (k - 1) - 1 + ((s - 1) if ceil_mode else 0)) // s + 1
     if ceil_mode and (out - 1) * s >= n + p:
         out -= 1
     return out

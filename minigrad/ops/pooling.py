@@ -1,15 +1,16 @@
 """Pooling. Average pooling: ``avg_pool2d``, ``avg_pool3d`` and ``adaptive_avg_pool2d`` as ops, the 1-D forms as
 composites.
-Max pooling: ``max_pool2d`` in PyTorch's forms, and ``max_pool1d``, composites of the ``max_pool2d`` op (defined
-first in this file), ``getitem`` and ``max`` (adaptive max pooling is in ``ops/index_pooling.py``).
-
-``max_pool2d``'s forms reduce to the op (batched NCHW, ``stride``, symmetric
-``padding``) with other ops, so their gradients are those ops': an unbatched
-``(C, H, W)`` input is ``unsqueeze``d; with ``dilation`` the windows are
-gathered with integer indexing and reduced with ``max``; ``ceil_mode`` adds
-``-inf`` rows/columns on the bottom/right so the last partial window counts;
-``return_indices`` gives the flat ``H * W`` position of each window's maximum
-(no gradient).
+Max pooling: the ``max_pool2d`` op is PyTorch's ``max_pool2d_with_indices``
+(node ``MaxPool2DWithIndicesBackward0``): an ``(N, C, H, W)`` or unbatched
+``(C, H, W)`` input, ``stride``, symmetric ``padding``, ``dilation`` and
+``ceil_mode`` (the last partial window counts, when it starts inside the input
+or its left padding). Each window's first maximum (its last NaN, as PyTorch's
+loop) takes the window's whole gradient; ``max_pool2d_grad`` and
+``max_pool2d_select`` are the gradient and its adjoint, so double backward
+works. ``return_indices`` adds ``max_pool2d_indices``: the flat ``H * W``
+position of each window's maximum (no gradient). ``max_pool1d`` is PyTorch's
+composite: the op between an ``unsqueeze`` and a ``squeeze`` (adaptive max
+pooling is in ``ops/index_pooling.py``).
 
 NOTE [ Average pooling is two small matrix products ]
     Each output of an average pool is a weighted sum of a window of inputs,
@@ -43,7 +44,6 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..errors import ShapeError
-from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
@@ -54,113 +54,149 @@ from ..kernels.registry import register_kernel
 from ..kernels.strided import format_of
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
-from ._constants import kept_constant
 from ._window import POOL_ARGS, bind_args, int_pair
-from .argmax import argmax
-from .division import floor_divide, remainder
-from .scatter_gather import gather
-from .flip import flip
-from .logical import any as any_
-from .math import add, clone, mul, sub, where
-from .special_values import isnan
 from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
-from .shape import getitem, reshape, squeeze, unsqueeze
+from .shape import squeeze, unsqueeze
 
 # torch.avg_pool1d, torch.adaptive_avg_pool1d, torch.max_pool1d; the 2-D forms live in F (adaptive max pooling:
 # ops/index_pooling.py).
 __all__ = ["avg_pool1d", "adaptive_avg_pool1d", "max_pool1d", "max_pool2d", "max_pool2d_grad",
-           "max_pool2d_select"]
+           "max_pool2d_select", "max_pool2d_indices"]
 
 
-# -- the max_pool2d op (batched NCHW, stride, symmetric padding) and its gradient ops ----------
+# -- the max_pool2d op (PyTorch's max_pool2d_with_indices: (N, C, H, W) or (C, H, W), stride, padding,
+# dilation, ceil_mode) and its gradient ops ----------
 
-def _pool_argmax(x, kernel_size, stride, padding):
-    """Flat indices (into the padded H*W plane) of each window's first maximum (its last NaN, as PyTorch's
-    loop), and the padded shape."""
-    kh, kw = kernel_size
-    ph, pw = padding
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf) if (ph or pw) else x
-    win = sliding_window_view(xp, (kh, kw), axis=(2, 3))[:, :, :: stride[0], :: stride[1]]
-    n, c, oh, ow = win.shape[:4]
-    flat = win.reshape(n, c, oh, ow, kh * kw)
+def _pool_positions(x, kernel_size, stride, padding, dilation, ceil_mode):
+    """The flat ``h * W + w`` position in ``x``'s planes (its last two dims) of each window's first maximum (its
+    last NaN, as PyTorch's ``val > max || isnan(val)``), shaped as the output. The planes are padded with
+    ``-inf`` (past the input too, for ``ceil_mode``'s last windows) and the windows are a strided view of them,
+    copied once; a window whose maximum lands in the padding holds only ``-inf`` and takes its first tap
+    inside, as PyTorch's loop, which starts there."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    h, w = x.shape[-2:]
+    oh, ow = pool_out_size(h, kh, sh, ph, ceil_mode, dh), pool_out_size(w, kw, sw, pw, ceil_mode, dw)
+    span = ((kh - 1) * dh + 1, (kw - 1) * dw + 1)
+    after = (max(0, (oh - 1) * sh + span[0] - h - ph), max(0, (ow - 1) * sw + span[1] - w - pw))
+    padded = ph or pw or any(after)
+    if padded:
+        x = np.pad(x, ((0, 0),) * (x.ndim - 2) + ((ph, ph + after[0]), (pw, pw + after[1])), constant_values=-np.inf)
+    windows = sliding_window_view(x, span, axis=(-2, -1))[..., : (oh - 1) * sh + 1 : sh, : (ow - 1) * sw + 1 : sw,
+                                                          ::dh, ::dw]
+    flat = windows.reshape(x.shape[:-2] + (oh, ow, kh * kw))
     arg = flat.argmax(axis=-1)
     nan = np.isnan(flat)
     if nan.any():  # PyTorch's ``val > max || isnan(val)``: the window's last NaN
         arg = np.where(nan.any(axis=-1), kh * kw - 1 - nan[..., ::-1].argmax(axis=-1), arg)
     di, dj = np.divmod(arg, kw)
-    rows = np.arange(oh).reshape(1, 1, oh, 1) * stride[0] + di
-    cols = np.arange(ow).reshape(1, 1, 1, ow) * stride[1] + dj
-    return rows * xp.shape[3] + cols, xp.shape
+    (top, rows), (left, cols) = _taps(oh, sh, ph, dh, di, (oh, 1)), _taps(ow, sw, pw, dw, dj, (ow,))
+    if padded:
+        outside = (rows < 0) | (rows >= h) | (cols < 0) | (cols >= w)
+        if outside.any():
+            rows, cols = np.where(outside, top, rows), np.where(outside, left, cols)
+    return rows * w + cols
 
 
-def _pool_meta(op: str, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
-    return im.pool2d(op, x, kernel_size, stride, padding)
+def _taps(out, s, p, d, picked, shape):
+    """Along one dim: each window's first tap inside the input and the input position of its tap ``picked``,
+    the windows along an axis of ``shape``."""
+    start = (np.arange(out) * s - p).reshape(shape)
+    first = np.where(start < 0, start - (start // d) * d, start)  # a window has a tap inside: its output size says so
+    return first, start + picked * d
+
+
+def _planes(a):
+    """``a``'s planes as rows: ``(planes, H * W)``."""
+    return a.reshape((-1, a.shape[-2] * a.shape[-1]))
+
+
+def _read_at(a, pos):
+    """``a``'s planes read at the flat positions ``pos`` (shaped as the output)."""
+    return np.take_along_axis(_planes(a), pos.reshape(_planes(pos).shape), axis=1).reshape(pos.shape)
+
+
+def _pool_meta(op: str, x: Any, **window: Any) -> Any:
+    return im.pool2d(op, x, **window)
 
 
 @register_kernel("max_pool2d", Backend.CPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d")
-def max_pool2d_cpu(x, kernel_size, stride, padding):
-    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
-    ph, pw = padding
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-np.inf) if (ph or pw) else x
-    n, c = x.shape[:2]
-    out = np.take_along_axis(xp.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2)
-    return out.reshape(flat.shape).astype(x.dtype, copy=False)
+def max_pool2d_cpu(x, kernel_size, stride, padding, dilation, ceil_mode):
+    return _read_at(x, _pool_positions(x, kernel_size, stride, padding, dilation, ceil_mode))
 
+
+_POOL_ATTRS = (
+    Attr("kernel_size", check=check_positive_pair),
+    Attr("stride", check=check_positive_pair),
+    Attr("padding", (0, 0), check_nonneg_pair),
+    Attr("dilation", (1, 1), check_positive_pair),
+    Attr("ceil_mode", False, check_bool),
+)
 
 _max_pool2d = defop(
     "max_pool2d",
     inputs=("x",),
-    attrs=(Attr("kernel_size", check=check_positive_pair), Attr("stride", check=check_positive_pair),
-           Attr("padding", (0, 0), check_nonneg_pair)),
+    attrs=_POOL_ATTRS,
     infer_meta=_pool_meta,
     save=("x",),
-    doc="2-D max pooling over kernel_size windows (NCHW)",
+    doc="2-D max pooling over kernel_size windows ((N, C, H, W) or (C, H, W)), dilated, ceil_mode as PyTorch's",
     layout="memory_format",
 )
 
 
+def _window_attrs(a: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(a[attr.name] for attr in _POOL_ATTRS)
 
 
 @_max_pool2d.def_backward
 def _max_pool2d_backward(ctx, g):
     (x,) = ctx.saved()
-    a = ctx.attrs
-    return (ctx.ops.max_pool2d_grad(g, x, a["kernel_size"], a["stride"], a["padding"]),)
+    return (ctx.ops.max_pool2d_grad(g, x, *_window_attrs(ctx.attrs)),)
 
 
-def _pool_grad_meta(op: str, grad: Any, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
+@register_kernel("max_pool2d_indices", Backend.CPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES,
+                 name="cpu/max_pool2d_indices")
+def max_pool2d_indices_cpu(x, kernel_size, stride, padding, dilation, ceil_mode):
+    return _pool_positions(x, kernel_size, stride, padding, dilation, ceil_mode).astype(np.int64, copy=False)
+
+
+def _pool_indices_meta(op: str, x: Any, **window: Any) -> Any:
+    return im.pool2d(op, x, **window)[0], np.dtype(np.int64)
+
+
+max_pool2d_indices = defop(
+    "max_pool2d_indices",
+    inputs=("x",),
+    attrs=_POOL_ATTRS,
+    infer_meta=_pool_indices_meta,
+    differentiable=False,
+    layout="memory_format",
+    doc="the flat position in each H * W plane of each max_pool2d window's maximum: the first, or the last NaN "
+        "(int64; return_indices=True)",
+)
+
+
+def _pool_grad_meta(op: str, grad: Any, x: Any, **window: Any) -> Any:
     return tuple(x.shape), grad.dtype
 
 
-def _pool_select_meta(op: str, grad_x: Any, x: Any, kernel_size: Any, stride: Any, padding: Any) -> Any:
-    return im.pool2d(op, x, kernel_size, stride, padding)[0], grad_x.dtype
+def _pool_select_meta(op: str, grad_x: Any, x: Any, **window: Any) -> Any:
+    return im.pool2d(op, x, **window)[0], grad_x.dtype
 
-
-_POOL_GRAD_ATTRS = (
-    Attr("kernel_size", check=check_positive_pair),
-    Attr("stride", check=check_positive_pair),
-    Attr("padding", (0, 0), check_nonneg_pair),
-)
 
 @register_kernel("max_pool2d_grad", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_grad")
-def max_pool2d_grad_cpu(grad, x, kernel_size, stride, padding):
-    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
-    n, c, h, w = x.shape
-    ph, pw = padding
-    dxp = np.zeros((n, c, padded[2] * padded[3]), dtype=grad.dtype)
+def max_pool2d_grad_cpu(grad, x, kernel_size, stride, padding, dilation, ceil_mode):
+    pos = _planes(_pool_positions(x, kernel_size, stride, padding, dilation, ceil_mode))
+    dx = np.zeros(_planes(x).shape, dtype=grad.dtype)
     # Windows may overlap: accumulate every window's gradient at its argmax.
-    idx_n = np.arange(n).reshape(n, 1, 1)
-    idx_c = np.arange(c).reshape(1, c, 1)
-    np.add.at(dxp, (idx_n, idx_c, flat.reshape(n, c, -1)), grad.reshape(n, c, -1))
-    dxp = dxp.reshape(n, c, padded[2], padded[3])
-    return np.ascontiguousarray(dxp[:, :, ph : ph + h, pw : pw + w])
+    np.add.at(dx, (np.arange(len(pos))[:, None], pos), _planes(grad))
+    return dx.reshape(x.shape)
 
 
 max_pool2d_grad = defop(
     "max_pool2d_grad",
     inputs=("grad", "x"),  # x: PyTorch's max_pool2d_with_indices_backward's self, whose gradient is zeros
-    attrs=_POOL_GRAD_ATTRS,
+    attrs=_POOL_ATTRS,
     infer_meta=_pool_grad_meta,
     save=("x",),
     key_inputs=(0,),
@@ -173,25 +209,19 @@ def _max_pool2d_grad_backward(ctx, h):
     """PyTorch's ``MaxPool2DWithIndicesBackwardBackward0``: ``h`` gathered at each window's argmax for the
     gradient, zeros for ``x`` (its edge is there, as PyTorch's ``zeros_like(self)``)."""
     (x,) = ctx.saved()
-    a = ctx.attrs
     zeros = ctx.ops.fill(h, 0.0) if ctx.needs(1) else None
-    return ctx.ops.max_pool2d_select(h, x, a["kernel_size"], a["stride"], a["padding"]), zeros
+    return ctx.ops.max_pool2d_select(h, x, *_window_attrs(ctx.attrs)), zeros
 
 
 @register_kernel("max_pool2d_select", Backend.CPU, dtypes=FLOAT_DTYPES, name="cpu/max_pool2d_select")
-def max_pool2d_select_cpu(grad_x, x, kernel_size, stride, padding):
-    flat, padded = _pool_argmax(x, kernel_size, stride, padding)
-    n, c = x.shape[:2]
-    ph, pw = padding
-    gp = np.pad(grad_x, ((0, 0), (0, 0), (ph, ph), (pw, pw))) if (ph or pw) else grad_x
-    out = np.take_along_axis(gp.reshape(n, c, -1), flat.reshape(n, c, -1), axis=2)
-    return out.reshape(flat.shape).astype(grad_x.dtype, copy=False)
+def max_pool2d_select_cpu(grad_x, x, kernel_size, stride, padding, dilation, ceil_mode):
+    return _read_at(grad_x, _pool_positions(x, kernel_size, stride, padding, dilation, ceil_mode))
 
 
 max_pool2d_select = defop(
     "max_pool2d_select",
     inputs=("grad_x", Input("x", differentiable=False)),
-    attrs=_POOL_GRAD_ATTRS,
+    attrs=_POOL_ATTRS,
     infer_meta=_pool_select_meta,
     save=("x",),
     key_inputs=(0,),
@@ -202,8 +232,7 @@ max_pool2d_select = defop(
 @max_pool2d_select.def_backward
 def _max_pool2d_select_backward(ctx, h):
     (x,) = ctx.saved()
-    a = ctx.attrs
-    return (ctx.ops.max_pool2d_grad(h, x, a["kernel_size"], a["stride"], a["padding"]), None)
+    return (ctx.ops.max_pool2d_grad(h, x, *_window_attrs(ctx.attrs)), None)
 
 
 def _host_windows(rows: np.ndarray, cols: np.ndarray, scale: float, dtype: Any) -> tuple[np.ndarray, np.ndarray, float]:
@@ -411,17 +440,9 @@ def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple
                          f"batch, but got shape {tuple(x.shape)}")
 
 
-def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
-    span = size + 2 * p - d * (k - 1) - 1
-    out = (math.ceil(span / s) if ceil_mode else span // s) + 1
-    if ceil_mode and (out - 1) * s >= size + p:  # the last window must start inside the input or its left padding
-        out -= 1
-    return out
-
-
 def max_pool2d(*args: Any, **kwargs: Any) -> Any:
-    """``max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)``.
-    Composite (the ``max_pool2d`` op, or ``getitem`` and ``max``).
+    """``max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False)``:
+    the ``max_pool2d`` op (and ``max_pool2d_indices`` for the indices).
 
     ``input`` is ``(N, C, H, W)`` or unbatched ``(C, H, W)``; with
     ``return_indices`` the result is ``(values, indices)``, the indices being
@@ -440,79 +461,18 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     ceil_mode, return_indices = bool(a.get("ceil_mode", False)), bool(a.get("return_indices", False))
     _check_pool_args(x, k, s, p, d)
     c, h, w = tuple(x.shape)[-3:]
-    oh, ow = _pool_out(h, k[0], s[0], p[0], d[0], ceil_mode), _pool_out(w, k[1], s[1], p[1], d[1], ceil_mode)
+    oh, ow = pool_out_size(h, k[0], s[0], p[0], ceil_mode, d[0]), pool_out_size(w, k[1], s[1], p[1], ceil_mode, d[1])
     if oh <= 0 or ow <= 0:
         raise RuntimeError(f"max_pool2d(): kernel {k} (dilation {d}) is larger than the padded input ({h}, {w}): "
                            f"given input size ({c}x{h}x{w}), calculated output size ({c}x{oh}x{ow}) is too small")
-    unbatched = x.ndim == 3
-    xb = unsqueeze(x, 0) if unbatched else x
-    if d == (1, 1) and not ceil_mode:
-        out = _max_pool2d(xb, k, s, p)
-    else:
-        # Gather each window's elements (a position in the padding read as the window's nearest inside:
-        # ``_clipped_windows``), then read each window's first maximum, which takes all of its gradient, as
-        # PyTorch's (amax's would be shared among ties: the zeros after a ReLU).
-        rows = _clipped_windows(h, oh, k[0], s[0], p[0], d[0])
-        cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
-        windows = getitem(xb, (slice(None), slice(None), rows[:, None, :, None], cols[None, :, None, :]))
-        flat = reshape(windows, tuple(windows.shape[:-2]) + (k[0] * k[1],))  # (n, c, oh, ow, kh * kw)
-        out = squeeze(gather(flat, -1, unsqueeze(_last_nan_or_first_max(flat.detach()), -1)), -1)
+    out = _max_pool2d(x, k, s, p, d, ceil_mode)  # batched or not, as PyTorch's
     if return_indices:
-        rows = _clipped_windows(h, oh, k[0], s[0], p[0], d[0])
-        cols = _clipped_windows(w, ow, k[1], s[1], p[1], d[1])
-        ind = _window_argmax(xb, rows, cols, ("max_pool2d", h, w, k, s, p, d, oh, ow))
-        if format_of(xb._data) == "channels_last":  # as the values (NOTE [ A memory format passes through a CNN ])
-            ind = clone(ind, memory_format="channels_last")
-        if unbatched:
-            return squeeze(out, 0), squeeze(ind, 0)
-        return out, ind
-    return squeeze(out, 0) if unbatched else out
+        return out, max_pool2d_indices(x, k, s, p, d, ceil_mode)
+    return out
 
 
 max_pool2d.name = "max_pool2d"  # type: ignore[attr-defined]
 max_pool2d.op = _max_pool2d  # type: ignore[attr-defined]
-
-
-def _clipped_windows(n: int, out: int, k: int, s: int, p: int, d: int) -> np.ndarray:
-    """``(out, k)`` input positions of each pooling window along one dim, a position in the padding replaced by
-    the window's nearest position inside the input (the first for the leading padding, the last for the
-    trailing): a copy of a window's own element never changes which element is the first maximum, and maps
-    back to it."""
-    pos = np.arange(out)[:, None] * s - p + np.arange(k)[None, :] * d
-    inside = (pos >= 0) & (pos < n)
-    first = np.where(inside, pos, np.iinfo(np.int64).max).min(axis=1, keepdims=True)
-    last = np.where(inside, pos, -1).max(axis=1, keepdims=True)
-    return np.where(inside, pos, np.where(pos < 0, first, last))
-
-
-def _last_nan_or_first_max(flat: Tensor) -> Tensor:
-    """The position along the last dim of its first maximum, or of its last NaN where it holds one (PyTorch's
-    ``val > max || isnan(val)``: every NaN takes over); ops on ``flat``'s device, no read on the host."""
-    nan = isnan(flat)
-    last_nan = sub(flat.shape[-1] - 1, argmax(flip(nan, (-1,)).to(_dt.int64), dim=-1))
-    return where(any_(nan, dim=-1), last_nan, argmax(flat, dim=-1))
-
-
-def _window_argmax(x: Tensor, rows: np.ndarray, cols: np.ndarray, key: tuple[Any, ...],
-                   windows: Tensor | None = None) -> Tensor:
-    """The flat ``h * W + w`` position in ``x``'s last two dims of each window's first maximum (its last NaN,
-    as PyTorch's ``val > max || isnan(val)``): the windows gathered at ``rows`` ``(oh, kh)`` and ``cols`` ``(ow, kw)``,
-    an ``argmax`` over each, and its position read back through the same tables. Ops on ``x``'s device: a GPU
-    input is never read on the host (the tables are kept there, made once per geometry). ``windows``: those
-    windows, where the caller gathered them already."""
-    w = x.shape[-1]
-    (oh, kh), (ow, kw) = rows.shape, cols.shape
-    if windows is None:
-        lead = (slice(None),) * (x.ndim - 2)
-        windows = getitem(x.detach(), lead + (rows[:, None, :, None], cols[None, :, None, :]))  # (..., oh, ow, kh, kw)
-    flat = _last_nan_or_first_max(reshape(windows.detach(), tuple(windows.shape[:-2]) + (kh * kw,)))
-    rows_t = kept_constant(key + ("rows",), lambda: rows, x, _dt.int64)
-    cols_t = kept_constant(key + ("cols",), lambda: cols, x, _dt.int64)
-    at_row = kept_constant(("window index", oh, 1), lambda: np.arange(oh).reshape(oh, 1), x, _dt.int64)
-    at_col = kept_constant(("window index", 1, ow), lambda: np.arange(ow).reshape(1, ow), x, _dt.int64)
-    hh = getitem(rows_t, (at_row, floor_divide(flat, kw)))
-    ww = getitem(cols_t, (at_col, remainder(flat, kw)))
-    return add(mul(hh, w), ww)
 
 
 def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = False) -> tuple[int, ...] | None:

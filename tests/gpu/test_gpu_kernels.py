@@ -1238,21 +1238,29 @@ def test_conv_kernels_dilation_and_groups(variant, stride, padding, dilation, gr
     assert abs(float((w * dw).sum()) - inner) < 1e-8 * max(1.0, abs(inner))
 
 
-POOL_CASES = [((2, 3, 8, 8), 2, None, 0), ((1, 2, 7, 9), (3, 2), (2, 1), (1, 1)), ((2, 2, 5, 5), 3, 1, 1)]
+POOL_CASES = [((2, 3, 8, 8), 2, None, 0, 1, False), ((1, 2, 7, 9), (3, 2), (2, 1), (1, 1), 1, False),
+              ((2, 2, 5, 5), 3, 1, 1, 1, False), ((2, 3, 7, 6), 3, 2, 1, 2, True), ((3, 7, 6), (2, 3), 2, 0, (2, 1), True)]
 
 
 @pytest.mark.parametrize("dtype", ALL_FLOATS, ids=str)
 @pytest.mark.parametrize("case", POOL_CASES, ids=str)
 def test_max_pool2d(case, dtype):
-    xs, k, s, p = case
-    check("max_pool2d", lambda x: mg.max_pool2d(x, k, s, p), [_rand(xs, dtype, seed=4)], dtype)
+    """Batched or not, dilated, ceil_mode: one launch of the op on the device, the CPU's values and indices."""
+    xs, k, s, p, d, ceil_mode = case
+    check("max_pool2d", lambda x: mg.max_pool2d(x, k, s, p, d, ceil_mode), [_rand(xs, dtype, seed=4)], dtype)
+    x = mg.tensor(_rand(xs, dtype, seed=4))
+    cpu = mg.nn.functional.max_pool2d(x, k, s, p, d, ceil_mode, return_indices=True)[1]
+    with mg.trace() as tr:
+        gpu = mg.nn.functional.max_pool2d(x.to("gpu"), k, s, p, d, ceil_mode, return_indices=True)[1]
+    assert gpu.cpu().tolist() == cpu.tolist()
+    assert [e.op for e in tr.events if e.kind == "kernel.launch"][-2:] == ["max_pool2d", "max_pool2d_indices"]
 
 
 def test_max_pool2d_backward_and_double_backward_on_gpu():
     def run(device):
         x = mg.tensor(_rand((2, 2, 6, 6), mg.float64, seed=5), requires_grad=True)
         with mg.trace() as tr:
-            y = mg.max_pool2d(x.to(device), 3, 2, 1)
+            y = mg.max_pool2d(x.to(device), 3, 2, 1) + mg.max_pool2d(x.to(device), 2, 2, 1, 2, True).sum()
             (gx,) = mg.grad((y * y).sum(), [x], create_graph=True)
             (gx * gx).sum().backward()
         sel = {e.op: (e.backend, e.fallback_cpu) for e in tr.events if e.kind == "kernel.select"}

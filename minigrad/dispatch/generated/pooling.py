@@ -248,6 +248,31 @@ def max_pool2d_grad_dygraph_function(grad, x, attrs):
     return out_t
 
 
+max_pool2d_indices_op = OPS['max_pool2d_indices']
+
+
+def max_pool2d_indices_dygraph_function(x, attrs):
+    """``max_pool2d_indices`` after the API layer (``minigrad codegen max_pool2d_indices`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(max_pool2d_indices_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (max_pool2d_indices_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(max_pool2d_indices_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(max_pool2d_indices_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(max_pool2d_indices_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(max_pool2d_indices_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
 max_pool2d_select_op = OPS['max_pool2d_select']
 
 

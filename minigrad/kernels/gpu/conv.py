@@ -25,6 +25,7 @@ import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
 from ..conv_forms import as_2d, transposed_output
+from ..pool_windows import pool_out_size
 from ..key import Backend, Layout
 from ..kept import kept
 from ..registry import register_kernel
@@ -58,12 +59,7 @@ _CACHE_MAX = 1024
 
 
 def _out_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool = False) -> int:
-    span = size + 2 * p - d * (k - 1) - 1
-    if not ceil_mode:
-        return span // s + 1
-    out = -(-span // s) + 1
-    # PyTorch's rule: the last window must start inside the input or its left padding.
-    return out - 1 if (out - 1) * s >= size + p else out
+    return pool_out_size(size, k, s, p, ceil_mode, d)  # a convolution's is a max pool's without ceil_mode
 
 
 def _geometry(x_shape: tuple[int, ...], w_shape: tuple[int, ...], stride: Any, padding: Any, dilation: Any,
@@ -283,30 +279,39 @@ def _pool_geometry(x_shape: tuple[int, ...], kernel_size: Any, stride: Any, padd
 
 def _work_out_pool_geometry(x_shape: tuple[int, ...], kernel_size: Any, stride: Any, padding: Any, dilation: Any,
                             ceil_mode: bool) -> tuple[int, ...]:
-    n, c, h, w = (int(v) for v in x_shape)
+    h, w = (int(v) for v in x_shape[-2:])
+    planes = int(np.prod(x_shape[:-2], dtype=np.int64))  # (N, C, H, W) or unbatched (C, H, W)
     (kh, kw), (sh, sw) = _pair(kernel_size), _pair(stride if stride is not None else kernel_size)
     (ph, pw), (dh, dw) = _pair(padding), _pair(dilation)
     oh, ow = _out_size(h, kh, sh, ph, dh, ceil_mode), _out_size(w, kw, sw, pw, dw, ceil_mode)
     # planes (N*C) travel as "C"; "O" is unused by the pooling kernels
-    return (1, n * c, h, w, 1, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, 1)
+    return (1, planes, h, w, 1, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, 1)
 
 
 def _pool_argmax(x: Any, geo: tuple[int, ...]) -> tuple[Any, Any]:
+    """Each window's maximum and its flat ``h * W + w`` position in its plane, shaped as the output."""
     planes, oh, ow = geo[1], geo[7], geo[8]
     y = cupy.empty((planes, oh, ow), dtype=x.dtype)
     arg = cupy.empty((planes, oh, ow), dtype=np.int64)
     if y.size:
         launch_1d(_fn("pool", dtype_name(x.dtype), "maxpool_fwd"), y.size, (x, y, arg, *_args(geo)))
-    return y, arg
+    out_shape = tuple(x.shape[:-2]) + (oh, ow)
+    return y.reshape(out_shape), arg.reshape(out_shape)
 
 
 @register_kernel("max_pool2d", GPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="gpu/cuda_max_pool2d")
 def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = (0, 0), dilation: Any = (1, 1),
                ceil_mode: bool = False) -> Any:
     x = cupy.ascontiguousarray(x)
-    geo = _pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode)
-    y, _ = _pool_argmax(x, geo)
-    return y.reshape(x.shape[0], x.shape[1], geo[7], geo[8])
+    return _pool_argmax(x, _pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode))[0]
+
+
+@register_kernel("max_pool2d_indices", GPU, layout=Layout.NCHW, dtypes=FLOAT_DTYPES, name="gpu/cuda_max_pool2d_indices")
+def max_pool2d_indices(x: Any, kernel_size: Any, stride: Any = None, padding: Any = (0, 0), dilation: Any = (1, 1),
+                       ceil_mode: bool = False) -> Any:
+    """The forward kernel's positions: PyTorch's indices (the values it writes beside them are dropped)."""
+    x = cupy.ascontiguousarray(x)
+    return _pool_argmax(x, _pool_geometry(x.shape, kernel_size, stride, padding, dilation, ceil_mode))[1]
 
 
 @register_kernel("max_pool2d_grad", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_max_pool2d_grad")
@@ -330,7 +335,7 @@ def max_pool2d_select(grad_x: Any, x: Any, kernel_size: Any, stride: Any = None,
     y = cupy.empty(arg.shape, dtype=grad_x.dtype)
     if y.size:
         launch_1d(_fn("pool", dtype_name(grad_x.dtype), "maxpool_select"), y.size, (grad_x, arg, y, *_args(geo)))
-    return y.reshape(x.shape[0], x.shape[1], geo[7], geo[8])
+    return y
 
 
 # -- mse_loss (GPU) ------------------------------------------------------------------------------
