@@ -98,6 +98,9 @@ from . import special  # noqa: E402  (torch.special's names)
 from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
 from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
+from .determinism import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,  # noqa: E402
+                          is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                          use_deterministic_algorithms)
 
 bool = bool_  # noqa: A001  (mg.bool, as torch.bool)
 # PyTorch's other names of the dtypes (torch.long, torch.float, ...), and its small integer dtypes.
@@ -133,6 +136,10 @@ __all__ += [
     "random", "Generator", "default_generator", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "bernoulli", "normal", "rand_like", "randn_like", "randint_like", "empty", "empty_like", "empty_strided",
 ]
+
+# Reproducibility (minigrad/determinism.py).
+__all__ += ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode"]
 
 # PyTorch's in-place functions (``mg.exp_(x)``, ``mg.zero_(x)``): the Tensor methods of the same name.
 from ._inplace_methods import NAMESPACE_FORMS as _NAMESPACE_FORMS, namespace_form as _namespace_form  # noqa: E402

@@ -20,6 +20,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .errors import ShapeError
+from . import flags as _flags
 from . import dtypes as _dt
 from . import random as _random
 from .devices import (Layout, array_module, as_memory_format, canonical_device, check_memory_format_rank,
@@ -147,6 +148,17 @@ def _filled(shape: tuple[int, ...], value: Any, dt: DType, device: str) -> Any:
             return np.zeros(shape, dt.np) if value == 0 else np.ones(shape, dt.np)
         return np.full(shape, value, dt.np)
     return filled_array(shape, value, dt.np, device)
+
+
+def _unset(dt: DType) -> Any:
+    """What ``empty`` holds: zeros, or - under ``use_deterministic_algorithms`` with
+    ``utils.deterministic.fill_uninitialized_memory`` - PyTorch's fill: NaN for floats, True for bool, an integer
+    type's largest value (``minigrad/determinism.py``)."""
+    if not (_flags.deterministic_algorithms and _flags.fill_uninitialized_memory):
+        return 0
+    if dt.is_floating_point or dt.is_complex:
+        return float("nan")
+    return True if dt is _dt.bool_ else int(np.iinfo(dt.np).max)
 
 
 @_names_allocation_failures
@@ -604,8 +616,8 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
 @_names_allocation_failures
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
           memory_format: Any = contiguous_format) -> Tensor:
-    """A tensor of the given size whose values are not set (minigrad fills it with zeros); row-major, or laid
-    out in a channels-last ``memory_format``."""
+    """A tensor of the given size whose values are not set (minigrad fills it with zeros, or as PyTorch under
+    ``use_deterministic_algorithms``: ``_unset``); row-major, or laid out in a channels-last ``memory_format``."""
     dt = _dtype_arg("empty", dtype, _dt.default_float())
     device = _check_device("empty", device)
     shape = _shape_arg("empty", size)
@@ -614,7 +626,7 @@ def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         raise RuntimeError("unsupported memory format Preserve")
     if fmt != "contiguous_format":
         check_memory_format_rank(fmt, len(shape))
-    out = _finish("empty", _filled(shape, 0, dt, device), dt, device, requires_grad)
+    out = _finish("empty", _filled(shape, _unset(dt), dt, device), dt, device, requires_grad)
     return out if fmt == "contiguous_format" else _laid_out(out, format_strides(shape, fmt))
 
 
@@ -644,7 +656,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     dt = _dtype_arg("empty_strided", dtype, _dt.default_float())
     device = _check_device("empty_strided", device)
     length = 0 if 0 in shape else 1 + sum((n - 1) * v for n, v in zip(shape, steps))
-    buffer = _filled((length,), 0, dt, device)
+    buffer = _filled((length,), _unset(dt), dt, device)
     data = array_module(device).lib.stride_tricks.as_strided(buffer, shape, tuple(v * buffer.itemsize for v in steps))
     out = _finish("empty_strided", data.view(), dt, device, requires_grad)
     out._vc = VersionCounter()

@@ -37,9 +37,12 @@ from minigrad.tracing import bus  # noqa: E402
 
 @pytest.fixture(autouse=True)
 def _clean_state():
-    flags = (mg.flags.enable_api_kernel_fallback, mg.flags.use_gpudnn, mg.flags.retain_grad_for_all_tensor)
+    names = ("enable_api_kernel_fallback", "use_gpudnn", "retain_grad_for_all_tensor", "deterministic_algorithms",
+             "deterministic_warn_only", "fill_uninitialized_memory")
+    flags = {n: getattr(mg.flags, n) for n in names}
     yield
     GRAD_MODE.enabled = True
-    (mg.flags.enable_api_kernel_fallback, mg.flags.use_gpudnn, mg.flags.retain_grad_for_all_tensor) = flags
+    for n, v in flags.items():
+        setattr(mg.flags, n, v)
     while bus._stack:
         bus.pop(bus._stack[-1])

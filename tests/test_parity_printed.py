@@ -39,7 +39,13 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # "What is torch.nn really?": logistic regression from scratch, refactored step by step to a CNN
            "nn_really_printed",
            # classifying names with a character-level RNN (two linear layers over cat, NLLLoss, SGD on p.data)
-           "char_rnn_names_printed")
+           "char_rnn_names_printed",
+           # the DCGAN tutorial's networks and training loop, under use_deterministic_algorithms
+           "dcgan_printed",
+           # adversarial examples by the fast gradient sign method (an input's gradient, sign, clamp)
+           "fgsm_printed",
+           # translation with a GRU encoder and a Bahdanau-attention decoder (teacher forcing, bmm, topk)
+           "seq2seq_attention_printed")
 
 pytestmark = pytest.mark.torch
 
@@ -64,6 +70,7 @@ def _float32_defaults():
     torch.set_default_dtype(torch.float32)
     mg.set_default_dtype(mg.float32)
     yield
+    torch.use_deterministic_algorithms(False)  # (a program may switch it on: dcgan_printed)
 
 
 @pytest.mark.parametrize("name", PRINTED)

@@ -4,8 +4,9 @@ What minigrad does with each (``docs/concepts/kernel-selection.md``):
 
 - ``cudnn.enabled``: the same switch as ``minigrad.flags.use_gpudnn`` - off, GPU ops skip the
   library-accelerated ``GPUDNN`` kernels (cuBLAS matmul) and run the hand-written ones;
-- ``cudnn.deterministic``: read and kept; minigrad's kernels are deterministic already (no atomics,
-  fixed reduction orders), so it changes nothing;
+- ``cudnn.deterministic``: read and kept; it changes nothing (cuDNN's switch: minigrad calls no cuDNN). What
+  makes a GPU run repeat bit for bit is ``mg.use_deterministic_algorithms(True)``, which puts the GPU's atomic
+  scatters in order (``minigrad/determinism.py``);
 - ``cudnn.benchmark``, ``cudnn.allow_tf32``, ``cuda.matmul.allow_tf32``: read and kept; minigrad has no
   algorithm search and never computes in TF32, so they change nothing;
 - ``mps.is_available()``/``is_built()``: False (minigrad's GPU backend is CUDA through CuPy).

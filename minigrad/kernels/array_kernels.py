@@ -133,17 +133,21 @@ def _scatter_target(x: Any, index: Any, src: Any, dim: int, positions: Callable[
 
 
 def scatter_arrays(x: Any, index: Any, src: Any, dim: int, positions: Callable[[Any, Any, int], Any],
-                   add_at: Callable[[Any, Any, Any], None] | None) -> Any:
-    """A copy of ``x`` with ``src``'s elements written (``add_at`` None) or added (``add_at(out, pos, vals)``, which
-    sums repeated positions) at ``index`` along ``dim``; ``positions(out, index, d)`` turns the index into the
-    array index of every element it names (checking its range: now on the CPU, on the device on a GPU)."""
+                   add_at: Callable[[Any, Any, Any], None] | None,
+                   set_at: Callable[[Any, Any, Any], None] | None = None) -> Any:
+    """A copy of ``x`` with ``src``'s elements written (``add_at`` None; by ``set_at(out, pos, vals)`` where
+    given) or added (``add_at(out, pos, vals)``, which sums repeated positions) at ``index`` along ``dim``;
+    ``positions(out, index, d)`` turns the index into the array index of every element it names (checking its
+    range: now on the CPU, on the device on a GPU)."""
     out, flat, pos, vals = _scatter_target(x, index, src, dim, positions)
     if pos is None:
         return out
-    if add_at is None:
-        flat[pos] = vals
-    else:
+    if add_at is not None:
         add_at(flat, pos, vals)
+    elif set_at is not None:
+        set_at(flat, pos, vals)
+    else:
+        flat[pos] = vals
     return out
 
 

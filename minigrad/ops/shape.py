@@ -672,8 +672,9 @@ def getitem_grad_cpu(grad, index, shape):
 
 
 def add_rows(out: np.ndarray, rows: np.ndarray, grad: np.ndarray) -> None:
-    """``out[rows[i]] += grad[i]`` for every ``i``, repeated rows summed in order: one stable sort and
-    one ``add.reduceat`` (``np.add.at``, one element at a time, is 4x slower for an embedding)."""
+    """``out[rows[i]] += grad[i]`` for every ``i``: one stable sort and one ``add.reduceat`` (``np.add.at``, one
+    element at a time, is 4x slower for an embedding). reduceat sums a row's repeats in an order of its own, not
+    one by one as ``np.add.at``: the same bits every run, a last bit apart from a sequential sum."""
     if rows.size == 0:
         return
     picked = rows.reshape(-1) % out.shape[0]  # a negative index counts from the end

@@ -1,9 +1,10 @@
 """Utilities with PyTorch's names (``mg.utils.data``: datasets, samplers and the DataLoader;
-``mg.utils.checkpoint``: activation checkpointing)."""
+``mg.utils.checkpoint``: activation checkpointing; ``mg.utils.deterministic``: the deterministic mode's fill of
+new memory)."""
 
-from . import checkpoint, data
+from . import checkpoint, data, deterministic
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "deterministic"]
 
 
 def __dir__() -> list[str]:

@@ -95,6 +95,9 @@ every operand of an elementwise kernel that is no device array as a scalar, ``CS
 refuses it), and CuPy's ``ValueError`` for a host array of one or more dims written through a basic
 index (``a[1:] = host``: CuPy's ``fill``); it counts a host index array in ``a[idx]``, ``a[idx] = v``
 and ``cupyx.scatter_add``, and a host value written through an index array, as the upload CuPy makes of it.
+``cupyx.scatter_add`` of floats applies its writes last first: an atomic add promises no order, and a float sum
+that depends on it differs from the CPU's there as it may on a device (run to run, which no stand-in shows; the
+deterministic mode's ordered scatters, ``kernels/gpu/ordered.py``, are what give the CPU's order back).
 ``linalg.inv``/``solve``/``det``/``slogdet`` are the device's LU (``_getrf``/``_getrs``), not NumPy's: CuPy
 leaves cuSOLVER's status unread, so a zero pivot gives inf and NaN, no error (NumPy raises ``LinAlgError``);
 the matrix factored is the one CuPy hands cuSOLVER - ``det``/``slogdet`` and a stack's ``inv`` factor each
@@ -752,7 +755,7 @@ def _refuse_implicit_conversions() -> None:
 # -- the CUDA-side emulation ---------------------------------------------------------
 
 _CTYPES = {"unsigned short": np.float16, "float": np.float32, "double": np.float64, "bool": np.bool_,
-           "long long": np.int64, "unsigned int": np.uint32}
+           "long long": np.int64, "unsigned int": np.uint32, "unsigned char": np.uint8}
 _SCALARS = {"int": np.int32, "long long": np.int64, "double": np.float64, "unsigned long long": np.uint64}
 
 
@@ -1385,6 +1388,22 @@ def _pool(name: str, grid: tuple, block: tuple, args: tuple) -> None:
         raise AssertionError(f"unknown pool kernel {name}")
 
 
+def _ordered(name: str, args: tuple) -> None:
+    """``mg_oadd_<dt>``/``mg_oset`` (kernels/gpu/ordered.py): the writes, sorted by position (a position's in
+    their order), applied in order - added one by one, each sum rounded to the dtype (NumPy's ``np.add.at``), or
+    the last kept (elements as ``nbytes`` bytes). Checks the sort the kernel relies on."""
+    out, pos, v, n = args[:4]
+    pos, flat = np.asarray(pos), np.asarray(out).reshape(-1)
+    nbytes = int(args[4]) if name == "oset" else 1
+    v = np.asarray(v).reshape(-1, nbytes)
+    assert int(n) == pos.size == len(v) and np.all(np.diff(pos) >= 0), "sorted positions"
+    if name == "oadd":
+        np.add.at(flat, pos, v[:, 0])
+    else:
+        last = np.r_[pos[1:] != pos[:-1], True]
+        flat.reshape(-1, nbytes)[pos[last]] = v[last]
+
+
 def _mse(name: str, grid: tuple, block: tuple, args: tuple) -> None:
     a, b = args[:2]
     acc = _acc(a.dtype)
@@ -1597,6 +1616,8 @@ class _Kernel:
             _conv("_".join(parts[1:-1]), grid, block, args)
         elif parts[1] == "maxpool":
             _pool("_".join(parts[1:-1]), grid, block, args)
+        elif parts[1] in ("oadd", "oset"):
+            _ordered(parts[1], args)
         elif parts[1] == "mse":
             _mse("_".join(parts[1:-1]), grid, block, args)
         elif parts[1] == "check":
@@ -1957,9 +1978,19 @@ def install() -> None:
     def scatter_add(a: Any, index: Any, v: Any) -> None:
         _upload_host_indices(index, "cupyx.scatter_add")
         _launch()
+        LAUNCHES["cupyx.scatter_add"] = LAUNCHES.get("cupyx.scatter_add", 0) + 1
         host_index = tuple(_host(i) if isinstance(i, ndarray) else i for i in index) if isinstance(index, tuple) else (
             _host(index) if isinstance(index, ndarray) else index)
-        np.add.at(_host(a), _wrapped_index(a.shape, host_index), _host(v))  # out-of-range indices wrap, as CuPy's
+        target, where = _host(a), _wrapped_index(a.shape, host_index)  # out-of-range indices wrap, as CuPy's
+        if target.dtype.kind != "f":
+            np.add.at(target, where, _host(v))
+            return
+        # Atomic adds promise no order: the stand-in applies the writes last first, so a float sum that
+        # depends on their order differs from the CPU's sequential one, as it may on a device
+        # (NOTE [ A scatter in the order of its writes ] in kernels/gpu/ordered.py).
+        element = np.arange(target.size).reshape(target.shape)[where]
+        values = np.broadcast_to(np.asarray(_host(v), dtype=target.dtype), element.shape)
+        np.add.at(target.reshape(-1), element.reshape(-1)[::-1], values.reshape(-1)[::-1])
 
     cupyx.scatter_add = scatter_add
 

@@ -69,8 +69,9 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
         for name in ("mg_im2col", "mg_col2im", "mg_conv_fwd", "mg_conv_dx", "mg_conv_dw", "mg_maxpool_fwd",
                      "mg_maxpool_dx", "mg_maxpool_select", "mg_mse_none", "mg_mse_partial", "mg_ln_fwd", "mg_ln_bwd",
                      "mg_ln_stats", "mg_ln_wgrad_partial", "mg_ln_wgrad_final", "mg_nll_rows", "mg_nll_total",
-                     "mg_nll_count", "mg_nll_bwd"):
+                     "mg_nll_count", "mg_nll_bwd", "mg_oadd"):
             assert f".entry {name}_{sfx}(" in ptx, f"{name}_{sfx}"
+    assert ".entry mg_oset(" in ptx  # the deterministic mode's ordered writes (kernels/gpu/ordered.py)
     for label, _ in optim_src.all_sources():  # mt_<op>_<form>_<dtype> (op names may hold "_"), fused_<rule>_<dtype>
         fam, *mid, dt = label.split("_")
         name = cuda_src.kernel_name(fam, "_".join(mid[:-1]) if fam == "mt" else mid[0], dt, mid[-1] if fam == "mt" else "")

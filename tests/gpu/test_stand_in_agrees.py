@@ -125,6 +125,11 @@ def _workload(dtype) -> None:
     outs.append(mg.max_pool2d(g(im), 3, 2, 1))
     rows = t(70, 33)  # layer norm: more rows than a chunk of the weight's gradient
     outs.append(mg.nn.functional.layer_norm(g(rows), (33,), g(t(33)), g(t(33))))
+    mg.use_deterministic_algorithms(True)  # the scatters in the order of their writes (kernels/gpu/ordered.py)
+    repeats = mg.tensor([3, 0, 3, 1, 3, 3]).to("gpu")
+    outs.append(g(t(5, 4)).index_add(0, repeats, g(t(6, 4))))
+    outs.append(g(t(5, 4)).index_copy(0, repeats, g(t(6, 4))))
+    mg.use_deterministic_algorithms(False)
     loss = outs[0].sum()
     for o in outs[1:]:
         loss = loss + o.sum()
@@ -152,7 +157,7 @@ def test_every_launch_agrees_with_the_stand_in(shadowed, dtype, gpudnn_flag):
     families = {name.split("_")[1] for name in shadowed}
     # the workload reaches every family of hand-written kernel
     assert {"ew", "reduce", "lse", "softmax", "log", "cross", "matmul", "im2col", "col2im", "conv", "maxpool",
-            "mse", "philox", "ln", "mt", "nll"} <= families, sorted(shadowed)
+            "mse", "philox", "ln", "mt", "nll", "oadd", "oset"} <= families, sorted(shadowed)
     assert any("_sumsq_" in name for name in shadowed) and any(name.endswith("_tp") for name in shadowed)
     assert any(name.endswith("_vec") for name in shadowed) and any(name.endswith("_strided") for name in shadowed)
     assert any(name.endswith("_scalar0") for name in shadowed) and any(name.endswith("_scalar1") for name in shadowed)

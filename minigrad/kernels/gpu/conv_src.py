@@ -34,7 +34,8 @@ from __future__ import annotations
 
 from .cuda_src import _PRELUDE, BLOCK_SUM, DTYPES
 
-__all__ = ["GEOMETRY", "conv_source", "pool_source", "mse_source", "all_sources"]
+__all__ = ["GEOMETRY", "conv_source", "pool_source", "mse_source", "ordered_add_source", "ordered_set_source",
+           "all_sources"]
 
 #: the int geometry arguments of every conv/pool kernel, in order
 GEOMETRY = ("N", "C", "H", "W", "O", "KH", "KW", "OH", "OW", "SH", "SW", "PH", "PW", "DH", "DW", "G")
@@ -254,9 +255,45 @@ extern "C" __global__ void mg_mse_partial_{sfx}(const {T}* __restrict__ a, const
 """
 
 
+def ordered_add_source(dtype: str) -> str:
+    """``mg_oadd``: the writes of a scatter-add, sorted by position (stably: a position's writes keep their
+    order), applied one position per thread, in order, each sum rounded to the dtype - NumPy's ``np.add.at``
+    on the CPU (NOTE [ A scatter in the order of its writes ] in ``ordered.py``)."""
+    T, sfx, head = _head(dtype)
+    return f"""{head}
+extern "C" __global__ void mg_oadd_{sfx}({T}* __restrict__ out, const long long* __restrict__ pos,
+        const {T}* __restrict__ v, const long long n) {{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{
+        const long long p = pos[i];
+        if (i > 0 && pos[i - 1] == p) continue;  // the first write of its position does them all
+        {T} acc[1];
+        acc[0] = out[p];
+        for (long long j = i; j < n && pos[j] == p; ++j) mg_store(acc, 0, mg_load(acc, 0) + mg_load(v, j));
+        out[p] = acc[0];
+    }}
+}}
+"""
+
+
+def ordered_set_source() -> str:
+    """``mg_oset``: the writes of a scatter, sorted by position (stably), the last of each position's kept -
+    NumPy's assignment on the CPU. Elements travel as ``nbytes`` bytes: one kernel for every dtype."""
+    return f"""{_PRELUDE}
+extern "C" __global__ void mg_oset(unsigned char* __restrict__ out, const long long* __restrict__ pos,
+        const unsigned char* __restrict__ v, const long long n, const int nbytes) {{
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x) {{
+        if (i + 1 < n && pos[i + 1] == pos[i]) continue;  // the last write of its position stays
+        for (int b = 0; b < nbytes; ++b) out[pos[i] * nbytes + b] = v[i * nbytes + b];
+    }}
+}}
+"""
+
+
 def all_sources():
     """Every translation unit of this module, as ``(label, source)`` (for nvcc checks)."""
     for dtype in DTYPES:
         yield f"conv_{dtype}", conv_source(dtype)
         yield f"pool_{dtype}", pool_source(dtype)
         yield f"mse_{dtype}", mse_source(dtype)
+        yield f"oadd_{dtype}", ordered_add_source(dtype)
+    yield "oset", ordered_set_source()

@@ -42,6 +42,7 @@ from ..pool_windows import (adaptive_matrix, adaptive_tiles, apply_windows, appl
 from ..upsample import UPSAMPLE_OPS, dim_taps, kernel_dtypes, resample_arrays, resample_backward_arrays
 from ..strided import copy_in_order, laid_out_like, order_and_inverse, row_major
 from ._runtime import check_later, upload
+from .ordered import add_at, set_at
 from .elementwise import run_elementwise
 from .shape import _DeviceScatter, _on_device
 
@@ -143,17 +144,16 @@ def gather(x: Any, index: Any, dim: int) -> Any:
 
 def _scatter(op: str, accumulate: bool) -> Any:
     def kernel(x: Any, index: Any, src: Any, dim: int) -> Any:
-        import cupyx  # noqa: PLC0415  (CuPy's extras: atomic adds, so repeated indices accumulate)
-
+        # (repeated indices: atomic adds, or in order under the deterministic mode: kernels/gpu/ordered.py)
         return scatter_arrays(x, index, src, dim, lambda out, idx, d: _positions(op, out, idx, d),
-                              cupyx.scatter_add if accumulate else None)
+                              add_at if accumulate else None, None if accumulate else set_at)
 
     kernel.__name__ = op
     return kernel
 
 
 # (CuPy's atomic scatter_add takes floats and 32/64-bit integers; a repeated index of ``scatter`` keeps one of
-# its values, as PyTorch's CUDA kernel does: which one is not defined)
+# its values, as PyTorch's CUDA kernel does: which one is not defined, but for the last under the deterministic mode)
 register_kernel("scatter_add", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupyx_scatter_add")(
     _scatter("scatter_add", True))
 register_kernel("scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_scatter")(_scatter("scatter", False))
@@ -322,7 +322,7 @@ def histc(x: Any, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Any:
     where = ((cupy.where(inside, v, lo_) - lo_) * acc.type(bins) / (hi_ - lo_)).astype(np.int64)
     where = cupy.where(inside, cupy.minimum(where, bins - 1), bins)  # max in the last bin; the rest: a spare slot
     counts = cupy.zeros(bins + 1, dtype=acc)
-    cupyx.scatter_add(counts, where, acc.type(1))
+    cupyx.scatter_add(counts, where, acc.type(1))  # (whole counts: the same sum in any order)
     return counts[:bins].astype(x.dtype)
 
 
@@ -333,7 +333,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, size: int = -1) ->
     dtype = np.int64 if weights is None else (weights.dtype if weights.dtype.kind == "f" else np.float64)
     counts = cupy.zeros(size, dtype=dtype)
     if x.size:
-        cupyx.scatter_add(counts, x, 1 if weights is None else weights.astype(dtype, copy=False))
+        add_at(counts, x, 1 if weights is None else weights.astype(dtype, copy=False))
     return counts
 
 
@@ -591,14 +591,14 @@ _tensor_bound("clamp_max_tensor", "minimum", cupy.minimum)
 
 def _index_pad(name: str, mode: str) -> None:
     """``reflect``/``replicate`` padding: one gather per padded dim, its positions uploaded once per geometry
-    (``_on_device``); the backward one scatter-add per dim (``cupyx.scatter_add``: an edge read twice sums)."""
+    (``_on_device``); the backward one scatter-add per dim (``add_at``: an edge read twice sums)."""
     @register_kernel(name, GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{name}")
     def forward(x: Any, pad: tuple[int, ...]) -> Any:
         return index_pad_arrays(cupy, x, mode, pad, _on_device)
 
     @register_kernel(f"{name}_backward", GPU, dtypes=ALL_DTYPES, name=f"gpu/cupy_{name}_backward")
     def backward(grad: Any, x: Any, pad: tuple[int, ...]) -> Any:
-        return index_pad_backward_arrays(cupy, grad, mode, pad, tuple(x.shape), _on_device, cupyx.scatter_add)
+        return index_pad_backward_arrays(cupy, grad, mode, pad, tuple(x.shape), _on_device, add_at)
 
 
 _index_pad("reflection_pad", "reflect")
@@ -645,7 +645,7 @@ def _upsample_kernels(name: str, mode: str, rank: int) -> None:
     def backward(grad: Any, input_size: Any, align_corners: bool = False, scales: Any = None) -> Any:
         taps = _device_taps(name, tuple(input_size), tuple(grad.shape[-rank:]), bool(align_corners),
                             scales or (None,) * rank, grad.dtype.str, True)
-        return resample_backward_arrays(cupy, cupyx.scatter_add, grad, tuple(input_size), taps)
+        return resample_backward_arrays(cupy, add_at, grad, tuple(input_size), taps)
 
     forward.__name__, backward.__name__ = name, f"{name}_backward"
     register_kernel(name, GPU, dtypes=kernel_dtypes(mode), name=f"gpu/cupy_{name}")(forward)
@@ -657,7 +657,7 @@ for _name, (_mode, _rank) in UPSAMPLE_OPS.items():
 
 
 # -- grid sampling (ops/grid_sample.py): kernels/grid_sample.py's sums of taps on CuPy's arrays ---------------
-# A gather (advanced indexing) a combination of taps forward, ``cupyx.scatter_add`` backward; the base grid of
+# A gather (advanced indexing) a combination of taps forward, ``add_at`` backward; the base grid of
 # affine_grid is made on the device (``arange``, no copy).
 
 from .. import grid_sample as grid_math  # noqa: E402  (this section's own import, kept with it)
@@ -682,7 +682,7 @@ def _grid_sampler(dims: int) -> None:
         return grid_math.sample(cupy, input, grid, (0,) * dims, *_grid_modes(a))
 
     def backward(grad: Any, input: Any, grid: Any, output_mask: tuple[bool, bool] = (True, True), **a: Any) -> Any:
-        return grid_math.sampler_backward(cupy, cupyx.scatter_add, grad, input, grid, output_mask, *_grid_modes(a))
+        return grid_math.sampler_backward(cupy, add_at, grad, input, grid, output_mask, *_grid_modes(a))
 
     name = f"grid_sampler_{dims}d"
     forward.__name__, backward.__name__ = name, f"{name}_backward"
@@ -703,7 +703,7 @@ def grid_sampler_derivative(input: Any, grid: Any, order: tuple[int, ...], **a: 
                  name="gpu/cupy_grid_sampler_derivative_backward")
 def grid_sampler_derivative_backward(grad: Any, grid: Any, input_size: tuple[int, ...], order: tuple[int, ...],
                                      **a: Any) -> Any:
-    return grid_math.sample_adjoint(cupy, cupyx.scatter_add, grad, grid, tuple(input_size), order, *_grid_modes(a))
+    return grid_math.sample_adjoint(cupy, add_at, grad, grid, tuple(input_size), order, *_grid_modes(a))
 
 
 @register_kernel("block_diag", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_block_diag")

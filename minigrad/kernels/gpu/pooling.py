@@ -4,7 +4,7 @@ max pooling (indices, values, gradient) and max unpooling, in 2-D and 3-D, made 
 The same array functions as the CPU kernels' (``kernels/pool_windows.py``) run with ``xp = cupy``: the window
 tables are computed on the device from ``arange`` (only their widths, numbers of the shapes, are the host's), the
 windows are one gather, each window's maximum an ``argmax`` (the last NaN where a window holds one, as PyTorch's
-``val > max || isnan(val)``), the values a ``take_along_axis``, the gradient one ``cupyx.scatter_add`` (windows
+``val > max || isnan(val)``), the values a ``take_along_axis``, the gradient one ``add_at`` (windows
 overlap) and max unpooling one scatter. An index of ``max_unpool`` outside its plane is checked on the device and
 reported at the next sync, in the CPU kernel's words (``_runtime.check_later``).
 """
@@ -15,7 +15,6 @@ import math
 from typing import Any
 
 import cupy
-import cupyx
 import numpy as np
 
 from ...dtypes import FLOAT_DTYPES
@@ -23,6 +22,7 @@ from ..key import Backend
 from ..pool_windows import adaptive_max_positions, plane_gather, plane_scatter
 from ..registry import register_kernel
 from ._runtime import check_later
+from .ordered import add_at
 
 GPU = Backend.GPU
 
@@ -39,7 +39,7 @@ def _register(k: int) -> None:
         return plane_gather(cupy, x, indices, k)
 
     def backward(grad: Any, x: Any, indices: Any) -> Any:
-        return plane_scatter(cupy, grad, indices, tuple(x.shape[x.ndim - k:]), cupyx.scatter_add)
+        return plane_scatter(cupy, grad, indices, tuple(x.shape[x.ndim - k:]), add_at)
 
     def unpool(x: Any, indices: Any, output_size: tuple[int, ...]) -> Any:
         size = math.prod(output_size)

@@ -22,6 +22,7 @@ from ..strided import (as_strided_view, concat_arrays, copy_slices_array, diagon
                        laid_out_as_torch, new_dims_strided, split_views, squeeze_view, transpose_view, unbind_views,
                        unfold_view, unsqueeze_view)
 from ._runtime import upload
+from .ordered import add_at, set_at
 
 GPU = Backend.GPU
 
@@ -222,23 +223,21 @@ def _slices_at(x: Any, index: Any, dim: int) -> tuple[Any, Any]:
 @register_kernel("index_add", GPU, dtypes=FLOAT_DTYPES + (int32, int64), name="gpu/cupyx_index_add")
 def index_add(x: Any, source: Any, index: Any, dim: int, alpha: Any = 1) -> Any:
     """A row-major copy of ``x`` with ``alpha * source`` added at the slices (CuPy's atomic scatter-add:
-    repeats add up)."""
-    import cupyx
-
+    repeats add up; in order under the deterministic mode: ``add_at``)."""
     out = cupy.array(x, order="C", copy=True)
     src = source if alpha == 1 else (source * alpha).astype(x.dtype, copy=False)
     target, where = _slices_at(out, index, dim)
-    cupyx.scatter_add(target, where, src.reshape(-1) if x.ndim == 0 else src)
+    add_at(target, where, src.reshape(-1) if x.ndim == 0 else src)
     return out
 
 
 @register_kernel("index_copy", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_index_copy")
 def index_copy(x: Any, source: Any, index: Any, dim: int) -> Any:
     """A row-major copy of ``x`` with ``source`` written at the slices (a repeated index: one of the writes
-    wins, as in PyTorch CUDA)."""
+    wins, as in PyTorch CUDA; the last under the deterministic mode: ``set_at``)."""
     out = cupy.array(x, order="C", copy=True)
     target, where = _slices_at(out, index, dim)
-    target[where] = source.reshape(-1) if x.ndim == 0 else source
+    set_at(target, where, source.reshape(-1) if x.ndim == 0 else source)
     return out
 
 
@@ -263,11 +262,9 @@ def index_fill_tensor(x: Any, value: Any, index: Any, dim: int) -> Any:
 
 @register_kernel("getitem_grad", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_getitem_grad")
 def getitem_grad(grad: Any, index: Any, shape: Any) -> Any:
-    import cupyx
-
     out = cupy.zeros(shape, dtype=grad.dtype)
     if grad.size:
-        cupyx.scatter_add(*index_target(out, _gpu_index(index)), grad)
+        add_at(*index_target(out, _gpu_index(index)), grad)
     return out
 
 
@@ -286,11 +283,9 @@ def index_put(x: Any, values: Any, index: Any, accumulate: bool = False) -> Any:
         return out
     target, where = index_target(out, _gpu_index(index))
     if accumulate:
-        import cupyx
-
-        cupyx.scatter_add(target, where, values)
+        add_at(target, where, values)
     else:
-        target[where] = values
+        set_at(target, where, values)
     return out
 
 
@@ -304,15 +299,14 @@ def embedding(weight: Any, indices: Any, padding_idx: int = -1, scale_grad_by_fr
 def embedding_dense_backward(grad: Any, indices: Any, num_weights: int, padding_idx: int = -1,
                              scale_grad_by_freq: bool = False) -> Any:
     """Zeros, then each row of ``grad`` added at its index (CuPy's atomic scatter-add); with
-    ``scale_grad_by_freq`` each row divided first by its index's count (a ``bincount`` on the device)."""
-    import cupyx
-
+    ``scale_grad_by_freq`` each row divided first by its index's count (a ``bincount`` on the device); in order
+    under the deterministic mode (``add_at``)."""
     dim = grad.shape[-1]
     out = cupy.zeros((num_weights, dim), dtype=grad.dtype)
     rows = grad.reshape(-1, dim)
     if scale_grad_by_freq:
         rows = rows * frequency_scale(cupy, indices, num_weights, grad.dtype)
-    cupyx.scatter_add(out, indices.reshape(-1), rows)
+    add_at(out, indices.reshape(-1), rows)
     if padding_idx >= 0:
         out[padding_idx] = 0
     return out
@@ -351,9 +345,7 @@ class _DeviceScatter:
 
     @staticmethod
     def add(a: Any, index: Any, v: Any) -> None:
-        import cupyx
-
-        cupyx.scatter_add(a, index, v)
+        add_at(a, index, v)
 
     @staticmethod
     def maximum(a: Any, index: Any, v: Any) -> None:
