@@ -45,7 +45,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # adversarial examples by the fast gradient sign method (an input's gradient, sign, clamp)
            "fgsm_printed",
            # translation with a GRU encoder and a Bahdanau-attention decoder (teacher forcing, bmm, topk)
-           "seq2seq_attention_printed")
+           "seq2seq_attention_printed",
+           # the pruning tutorial: masks, forward pre-hooks, PruningContainer, remove, global and custom pruning
+           "pruning_printed")
 
 pytestmark = pytest.mark.torch
 

@@ -16,7 +16,7 @@ from ..autograd_meta import AutogradMeta
 from ..devices import default_device
 from ..tensor import Tensor
 from ..tracing import bus, provenance
-from .module_hooks import HookHandle, ModuleHooks, call_with_hooks
+from .module_hooks import HookHandle, HookView, ModuleHooks, call_with_hooks
 from .module_state import ModuleStateMixin
 
 __all__ = ["Parameter", "Module"]
@@ -119,6 +119,107 @@ class Module(ModuleStateMixin):
                 p.name = f"{name}.{rel}"
         object.__setattr__(self, name, value)
 
+    def __delattr__(self, name: str) -> None:
+        """``del m.weight``: a parameter, buffer or submodule leaves its registry too, as in PyTorch."""
+        for registry in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(registry, {}):
+                del self.__dict__[registry][name]
+                self._non_persistent.discard(name)
+                self.__dict__.pop(name, None)
+                return
+        if name not in self.__dict__:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        object.__delattr__(self, name)
+
+    # -- registering by name (PyTorch's register_parameter, add_module, get_*) -----------------------
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add ``param`` (a Parameter, or None: a slot with no parameter, as a bias-free layer's ``bias``) as
+        the parameter ``name``, refused in PyTorch's words where the name is taken or malformed."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError('parameter name can\'t contain "."')
+        if name == "":
+            raise KeyError('parameter name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            kind = param.type() if isinstance(param, Tensor) else type(param).__name__
+            raise TypeError(f"cannot assign '{kind}' object to parameter '{name}' "
+                            f"(minigrad.nn.Parameter or None required)")
+        self._parameters[name] = param
+        if param is not None and param._name is None:
+            param.name = name
+        object.__setattr__(self, name, param)
+
+    def add_module(self, name: str, module: "Module | None") -> None:
+        """Add ``module`` (or None) as the submodule ``name`` (``self.name = module``, for a name made at
+        run time: ``model.add_module(f"conv_{i}", layer)``)."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {type(name).__name__}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
+        if module is None:
+            self._modules[name] = None
+            object.__setattr__(self, name, None)
+        else:
+            setattr(self, name, module)
+
+    def register_module(self, name: str, module: "Module | None") -> None:
+        """``add_module``'s other name."""
+        self.add_module(name, module)
+
+    def get_submodule(self, target: str) -> "Module":
+        """The submodule at the dotted path ``target`` (``""``: this module)."""
+        mod: Module = self
+        for item in target.split(".") if target else []:
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"0.weight"``)."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``)."""
+        mod_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(mod_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
+
+    @property
+    def _forward_pre_hooks(self) -> "HookView":
+        """The forward pre-hooks by id, in the order they run (PyTorch's ``OrderedDict``; ``del`` unregisters)."""
+        return HookView(self._hooks().forward_pre)
+
+    @property
+    def _forward_hooks(self) -> "HookView":
+        """The forward hooks by id, in the order they run."""
+        return HookView(self._hooks().forward)
+
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
@@ -169,10 +270,10 @@ class Module(ModuleStateMixin):
         while stack:
             pre, mod = stack.pop(0)
             for name, p in mod._parameters.items():
-                if id(p) not in seen:
+                if p is not None and id(p) not in seen:
                     seen.add(id(p))
                     out.append((pre + name, p))
-            stack[0:0] = [(pre + name + ".", m) for name, m in mod._modules.items()]
+            stack[0:0] = [(pre + name + ".", m) for name, m in mod._modules.items() if m is not None]
         return iter(out)
 
     def parameters(self) -> Iterator[Parameter]:
@@ -185,7 +286,7 @@ class Module(ModuleStateMixin):
         while stack:
             m = stack.pop(0)
             yield m
-            stack[0:0] = list(m._modules.values())
+            stack[0:0] = [c for c in m._modules.values() if c is not None]
 
     # (state_dict, buffers, named_modules, children, apply, to, double ... : ModuleStateMixin)
 

@@ -39,13 +39,14 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from collections.abc import Iterator, MutableMapping
 from typing import Any, Callable
 
 from ..autograd.function import Function, FunctionCtx
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
-__all__ = ["ModuleHooks", "HookHandle", "BackwardHookFunction", "call_with_hooks"]
+__all__ = ["ModuleHooks", "HookHandle", "HookView", "BackwardHookFunction", "call_with_hooks"]
 
 _ids = itertools.count()
 
@@ -66,6 +67,42 @@ class HookHandle:
 
     def __exit__(self, *exc: Any) -> None:
         self.remove()
+
+
+class HookView(MutableMapping):
+    """One kind of a module's hooks as PyTorch shows them, ``module._forward_pre_hooks``: an ordered mapping of
+    hook id to hook, in the order they run. ``del view[id]`` unregisters (``nn.utils.prune.remove`` does)."""
+
+    def __init__(self, hooks: list[tuple[int, Callable[..., Any], dict[str, bool]]]) -> None:
+        self._list = hooks
+
+    def __getitem__(self, hook_id: int) -> Callable[..., Any]:
+        for k, fn, _ in self._list:
+            if k == hook_id:
+                return fn
+        raise KeyError(hook_id)
+
+    def __setitem__(self, hook_id: int, fn: Callable[..., Any]) -> None:
+        for i, (k, _, options) in enumerate(self._list):
+            if k == hook_id:
+                self._list[i] = (k, fn, options)
+                return
+        self._list.append((hook_id, fn, {}))
+
+    def __delitem__(self, hook_id: int) -> None:
+        kept = [h for h in self._list if h[0] != hook_id]
+        if len(kept) == len(self._list):
+            raise KeyError(hook_id)
+        self._list[:] = kept
+
+    def __iter__(self) -> Iterator[int]:
+        return iter([k for k, _, _ in self._list])
+
+    def __len__(self) -> int:
+        return len(self._list)
+
+    def __repr__(self) -> str:
+        return f"OrderedDict({[(k, fn) for k, fn, _ in self._list]!r})" if self._list else "OrderedDict()"
 
 
 class ModuleHooks:

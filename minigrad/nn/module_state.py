@@ -95,7 +95,7 @@ class ModuleStateMixin:
     # -- traversal ---------------------------------------------------------------
 
     def named_children(self) -> Iterator[tuple[str, Any]]:
-        return iter(list(self._modules.items()))
+        return iter([(name, m) for name, m in self._modules.items() if m is not None])
 
     def children(self) -> Iterator[Any]:
         """The direct submodules."""
@@ -112,7 +112,7 @@ class ModuleStateMixin:
                 continue
             seen.add(id(mod))
             out.append((name, mod))
-            stack.extend(reversed([(f"{name}.{k}" if name else k, m) for k, m in mod._modules.items()]))
+            stack.extend(reversed([(f"{name}.{k}" if name else k, m) for k, m in mod._modules.items() if m is not None]))
         return iter(out)
 
     def apply(self, fn: Callable[[Any], None]) -> Any:
