@@ -45,7 +45,7 @@ from .ops.registry import on_define, wrap_scalar
 from .ops.repeat import repeat as _repeat
 from .ops.indexing import index_put_ as _index_put_, put_values
 from .ops.shape import _index_error_words, _is_mask, _normalize_index, index_region
-from .tensor import Tensor, storage_array
+from .tensor import Tensor, VersionCounter, storage_array
 
 
 def _shape_args(args: tuple[Any, ...]) -> Any:
@@ -343,6 +343,37 @@ def _caster(dtype: Any, name: str) -> Callable[[Tensor], Tensor]:
 Tensor.T = property(_T)  # type: ignore[attr-defined]
 Tensor.clone = _clone  # type: ignore[attr-defined]
 Tensor.to = _to  # type: ignore[attr-defined]
+
+
+def _set_(self: Tensor, source: Any = None) -> Tensor:
+    """``Tensor.set_(source)``: this tensor takes ``source``'s storage, shape and strides - from then on the two
+    share memory - keeping its own identity (``nn.utils.parametrize`` sets a Parameter so); ``set_()``: an
+    empty tensor. An in-place change: the version moves, and a leaf that requires grad is refused under grad
+    mode."""
+    if source is None:
+        source = _creation.empty(0, dtype=self._dtype, device=self._device)
+    elif not isinstance(source, Tensor):
+        raise TypeError(f"set_() received an invalid combination of arguments - got ({type(source).__name__}), but "
+                        f"expected one of:\n * ()\n * (Tensor source)")
+    if source._dtype is not self._dtype:
+        raise RuntimeError(f"Could not set tensor of type {dtypes.cpp_type_name(source._dtype)} to a tensor of type "
+                           f"{dtypes.cpp_type_name(self._dtype)}")
+    if source._device != self._device:
+        raise RuntimeError(f"Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+                           f"incompatible tensor type: {self._device} and {source._device}")
+    if _autograd.is_grad_enabled() and self.requires_grad:
+        if self.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError("set_(): minigrad cannot give a tensor with history another storage (use it under "
+                           "no_grad, or on a detached tensor)")
+    self._data = source._data
+    if self._vc is None:
+        self._vc = VersionCounter()
+    self._vc.bump()
+    return self
+
+
+Tensor.set_ = _set_  # type: ignore[attr-defined]
 Tensor.cpu = lambda self: self.to("cpu")  # type: ignore[attr-defined]
 Tensor.gpu = lambda self: self.to("gpu")  # type: ignore[attr-defined]
 Tensor.cuda = lambda self, device=None, non_blocking=False, **kw: self.to(  # type: ignore[attr-defined]

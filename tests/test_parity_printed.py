@@ -47,7 +47,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # translation with a GRU encoder and a Bahdanau-attention decoder (teacher forcing, bmm, topk)
            "seq2seq_attention_printed",
            # the pruning tutorial: masks, forward pre-hooks, PruningContainer, remove, global and custom pruning
-           "pruning_printed")
+           "pruning_printed",
+           # the parametrizations tutorial: symmetric, skew, cached, chained, right_inverse, remove
+           "parametrizations_printed")
 
 pytestmark = pytest.mark.torch
 

@@ -171,6 +171,15 @@ class ModuleDict(Module):
     def __getitem__(self, key: str) -> Any:
         return self._modules[key]
 
+    def __delitem__(self, key: str) -> None:
+        delattr(self, key)
+
+    def pop(self, key: str) -> Any:
+        """Remove the module ``key`` and return it."""
+        module = self[key]
+        del self[key]
+        return module
+
     def __contains__(self, key: str) -> bool:
         return key in self._modules
 
