@@ -343,3 +343,37 @@ def test_matches_a_pytorch_custom_function() -> None:
     mx = leaf(data)
     (Cube.apply(mx) * mg.tensor(w, dtype=F64)).sum().backward()
     np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_once_differentiable_runs_backward_unrecorded_and_guards_a_second_backward_as_torch():
+    """PyTorch's decorator: the backward runs with recording off; under create_graph=True with a gradient that
+    requires grad, the result comes through an ``Error`` node that refuses a second backward in PyTorch's words."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (mg, torch):
+        seen = []
+
+        class Twice(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * 2
+
+            @staticmethod
+            @lib.autograd.function.once_differentiable
+            def backward(ctx, g):
+                seen.append(lib.is_grad_enabled())
+                return g * 2
+
+        x = lib.tensor([1.0, 3.0], requires_grad=True)
+        plain, = lib.autograd.grad(Twice.apply(x).sum(), x, create_graph=True)  # a seed that needs no grad
+        v = lib.ones(2, requires_grad=True)
+        guarded, = lib.autograd.grad(Twice.apply(x), x, grad_outputs=v, create_graph=True)
+        try:
+            guarded.sum().backward()
+            error = None
+        except RuntimeError as e:
+            error = str(e).split("): ")[-1]
+        results.append((seen, plain.grad_fn is None, guarded.tolist(), guarded.grad_fn.name(), error))
+    assert results[0] == results[1]
+    assert results[0][3] == "torch::autograd::Error" and "once_differentiable" in results[0][4]

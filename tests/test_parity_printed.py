@@ -49,7 +49,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # the pruning tutorial: masks, forward pre-hooks, PruningContainer, remove, global and custom pruning
            "pruning_printed",
            # the parametrizations tutorial: symmetric, skew, cached, chained, right_inverse, remove
-           "parametrizations_printed")
+           "parametrizations_printed",
+           # double backward with custom Functions: saved inputs, outputs, intermediates, once_differentiable
+           "double_backward_printed")
 
 pytestmark = pytest.mark.torch
 

@@ -55,6 +55,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 
 from ..tensor import Tensor
@@ -66,7 +67,7 @@ from .grad_mode import GRAD_MODE, set_grad_enabled
 from .grad_node import Edge, GradNode, announce_node
 from .tensor_wrapper import TensorWrapper
 
-__all__ = ["Function", "FunctionCtx", "FunctionNode"]
+__all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -319,3 +320,48 @@ def _create_function_node(
     rec = bus.recorder
     if rec is not None:
         announce_node(node, rec)
+
+
+# -- once_differentiable: a backward that is not itself differentiable -----------------------------------------
+
+
+class _DelayedError(Function):
+    """PyTorch's ``DelayedError`` node, which ``once_differentiable`` puts after a backward run under
+    ``create_graph=True``: its outputs carry the values on; differentiating through them raises."""
+
+    @staticmethod
+    def forward(ctx: FunctionCtx, *tensors: Tensor) -> Any:
+        out = tuple(t.clone() for t in tensors)
+        return out if len(out) > 1 else out[0]
+
+    @staticmethod
+    def backward(ctx: FunctionCtx, *grads: Any) -> Any:
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+_DelayedError._node_class = type("Error", (FunctionNode,), {  # PyTorch's node: <Error>, torch::autograd::Error
+    "__slots__": (), "op_name": "DelayedError", "fn_cls": _DelayedError, "paddle_name": "GradNodePyLayer",
+    "__module__": "minigrad.autograd.nodes"})
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Decorate a custom Function's ``backward`` that is not written to be differentiated (NumPy inside, say):
+    it runs with recording off, and where ``create_graph=True`` asked for a gradient that could be
+    differentiated, the gradients pass through a ``DelayedError`` node, so that a second backward through
+    them says why it cannot run instead of giving a wrong answer (PyTorch's decorator)."""
+    @functools.wraps(fn)
+    def wrapper(ctx: FunctionCtx, *args: Any) -> Any:
+        with set_grad_enabled(False):
+            outputs = fn(ctx, *args)
+        if not GRAD_MODE.enabled or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        many = isinstance(outputs, tuple)
+        outs = list(outputs) if many else [outputs]
+        live = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
+        if live:
+            passed = _DelayedError.apply(*[outs[i].detach().requires_grad_() for i in live])
+            for i, t in zip(live, passed if len(live) > 1 else (passed,)):
+                outs[i] = t
+        return tuple(outs) if many else outs[0]
+
+    return wrapper

@@ -523,10 +523,10 @@ class GeneralGrad:
         if missing and not self.allow_unused:
             i = missing[0]
             name = self.inputs[i]._name or f"t{self.inputs[i]._id}"
-            raise RuntimeError(
-                f"grad(): input {i} ('{name}') does not appear in the backward graph of the outputs "
-                f"(or every path to it was cut by no_grad_vars). Check the inputs, or set "
-                f"allow_unused=True to get None for it."
+            raise RuntimeError(  # PyTorch's words, then which tensor
+                f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
+                f"allow_unused=True if this is the desired behavior.\n(grad(): input {i}, '{name}', does not appear "
+                f"in the backward graph of the outputs, or every path to it was cut by no_grad_vars)"
             )
         return out
 

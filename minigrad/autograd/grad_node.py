@@ -79,7 +79,7 @@ class RemovableHandle:
 
 #: PyTorch's hand-written nodes, whose ``name()`` carries their namespace (``repr`` and a tensor's
 #: ``grad_fn=<...>`` show the class name alone, in both frameworks).
-_NAMESPACED = frozenset({"AccumulateGrad", "CopySlices"})
+_NAMESPACED = frozenset({"AccumulateGrad", "CopySlices", "Error"})
 
 
 class GradNode:
