@@ -156,6 +156,8 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "mm": lambda lib, d: d["x"] @ d["sq"],
     "mv": lambda lib, d: d["sq"] @ d["v"],
     "dot": lambda lib, d: d["v"] @ d["v"],
+    "vdot": lambda lib, d: lib.vdot(d["v"], d["v"] * 2),
+    "spectral norm's sigma": lambda lib, d: d["sq"] / lib.vdot(d["v"], lib.mv(d["sq"], d["v"])),
     # matmul as PyTorch decomposes it (_matmul_impl): each dims case
     "matmul vector @ matrix": lambda lib, d: lib.matmul(d["v"], d["sq"]),
     "matmul tutorial z = x @ w + b": lambda lib, d: lib.matmul(lib.ones(3, dtype=lib.float64), d["x"]) + d["v"],

@@ -590,6 +590,7 @@ CASES: list[Case] = [
     Case("linalg.cross", "cross", lambda a, b: mg.linalg.cross(a, b), inputs(rnd(2, 3), rnd(2, 3))),
     # distances
     Case("dist", "dist", lambda x, y: mg.dist(x, y), inputs(rnd(3, 4), rnd(4))),
+    Case("vdot", "vdot", lambda x, y: mg.vdot(x, y), inputs(rnd(5), rnd(5))),
     Case("dist-p3", "dist", lambda x, y: x.dist(y, 3), inputs(rnd(3, 4), rnd(3, 4))),
     Case("dist-p1", "dist", lambda x, y: mg.dist(x, y, 1), pair_apart((3, 4), (3, 4))),
     Case("cdist", "cdist", lambda x, y: mg.cdist(x, y), inputs(rnd(3, 4), rnd(5, 4))),

@@ -169,3 +169,57 @@ def test_set__as_torch(name):
         except Exception as e:  # noqa: BLE001
             out.append((type(e).__name__, str(e)))
     assert out[0] == out[1]
+
+
+import torch.nn.utils.parametrizations  # noqa: E402,F401  (PyTorch does not import it with torch.nn.utils)
+
+SPECTRAL = {
+    "linear": (lambda L: L.nn.Linear(5, 4), {}),
+    "conv": (lambda L: L.nn.Conv2d(2, 3, 3), {}),
+    "conv_transpose (dim 1)": (lambda L: L.nn.ConvTranspose2d(3, 2, 3), {}),
+    "linear, 3 iterations, dim 1": (lambda L: L.nn.Linear(6, 3), {"n_power_iterations": 3, "dim": 1}),
+    "a 1-D bias": (lambda L: L.nn.Linear(3, 4), {"name": "bias"}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPECTRAL))
+def test_spectral_norm_as_torch(case):
+    """The same draws for u and v, the same power iterations (in training mode only), the same weight / sigma and
+    its graph, the gradient reaching the original through both the division and sigma."""
+    make, kw = SPECTRAL[case]
+    out = []
+    for L in (mg, torch):
+        L.manual_seed(0)
+        m = make(L)
+        name = kw.get("name", "weight")
+        L.nn.utils.parametrizations.spectral_norm(m, **kw)
+        sn = m.parametrizations[name][0]
+        first = [b.tolist() for b in (getattr(sn, "_u", None), getattr(sn, "_v", None)) if b is not None]
+        w = getattr(m, name)
+        (w ** 3).sum().backward()
+        m.eval()
+        frozen = getattr(m, name).tolist(), getattr(m, name).tolist()
+        node = w.grad_fn
+        out.append((first, w.tolist(), m.parametrizations[name].original.grad.tolist(), frozen[0] == frozen[1],
+                    node.name(), sorted(n.name() for n, _ in node.next_functions if n is not None),
+                    sorted(n for n, _ in m.named_buffers())))
+    (m_first, m_w, m_g, *m_rest), (t_first, t_w, t_g, *t_rest) = out
+    assert len(m_first) == len(t_first)
+    for a, b in zip(m_first, t_first):  # u and v after the 15 first iterations
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m_w, t_w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(m_g, t_g, rtol=1e-4, atol=1e-5)
+    assert m_rest == t_rest
+
+
+def test_spectral_norm_refuses_as_torch():
+    for make in (lambda L: L.nn.utils.parametrizations.spectral_norm(L.nn.Linear(2, 2), name="nothing"),
+                 lambda L: L.nn.utils.parametrizations.spectral_norm(L.nn.Linear(2, 2), dim=2),
+                 lambda L: L.nn.utils.parametrizations.spectral_norm(L.nn.Linear(2, 2), n_power_iterations=0)):
+        got, want = [], []
+        for L, into in ((mg, got), (torch, want)):
+            try:
+                make(L)
+            except Exception as e:  # noqa: BLE001
+                into.append((type(e).__name__, str(e).split("Module '")[0]))
+        assert got == want

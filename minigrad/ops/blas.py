@@ -96,9 +96,35 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return matmul(input, tensor)
 
 
+def _infer_vdot(op: str, x: Any, y: Any) -> tuple[tuple[int, ...], Any]:
+    return (), x.dtype
+
+
+@register_kernel("vdot", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/vdot")
+def vdot_cpu(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.asarray(np.vdot(x, y), dtype=x.dtype)
+
+
+_vdot = defop("vdot", inputs=("x", "y"), infer_meta=_infer_vdot, save=("x", "y"),
+              doc="the dot product of two vectors, the first conjugated (torch.vdot; for real tensors dot's value)")
+
+
+@_vdot.def_backward
+def _vdot_backward(ctx: Any, g: Any) -> tuple[Any, Any]:
+    """Each vector's gradient is the other scaled by ``g`` (minigrad's tensors are real: no conjugate)."""
+    x, y = ctx.saved()
+    return (ctx.ops.mul(g, y) if ctx.needs(0) else None, ctx.ops.mul(g, x) if ctx.needs(1) else None)
+
+
 def vdot(input: Tensor, other: Tensor) -> Tensor:
-    """``torch.vdot``: for real tensors the same as ``dot``."""
-    return dot(input, other)
+    """``torch.vdot``: the dot product with the first vector conjugated - ``dot``'s value for real tensors, its
+    own op and node (``VdotBackward0``, spectral normalization's sigma)."""
+    _check_operands("vdot", input=(input, 1, "1-D tensor"), other=(other, 1, "1-D tensor"))
+    if input.shape[0] != other.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
+                           f"and {other.shape[0]} elements respectively")
+    return _vdot(input, other)
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:

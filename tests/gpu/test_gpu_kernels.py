@@ -2971,3 +2971,24 @@ def test_empty_strided_on_the_gpu_is_laid_out_as_on_the_cpu():
     assert got[0][:3] == got[1][:3] == ((1, 3), 0, False)
     for a, b in zip(got[0][3:], got[1][3:]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_vdot_and_a_spectrally_normalized_layer_run_on_the_device_as_on_the_cpu():
+    """``vdot`` is one GPU launch (``VdotBackward0``); a spectral-normed layer's power iteration, sigma and
+    gradient on the GPU equal the CPU's from the same u and v."""
+    x, y = mg.tensor(_rand((7,), mg.float64, seed=1)), mg.tensor(_rand((7,), mg.float64, seed=2))
+    with mg.trace() as tr:
+        got = mg.vdot(x.to("gpu"), y.to("gpu"))
+    assert ("vdot", "GPU") in {(e.op, e.backend) for e in tr.events if e.kind == "kernel.select"}
+    np.testing.assert_allclose(got.item(), mg.vdot(x, y).item(), rtol=1e-12)
+    grads = []
+    for device in ("cpu", "gpu"):
+        mg.manual_seed(0)
+        layer = mg.nn.utils.parametrizations.spectral_norm(mg.nn.Linear(5, 4, dtype=mg.float64))
+        if device == "gpu":
+            layer.to("gpu")
+        (layer(mg.ones(2, 5, dtype=mg.float64).to(device)) ** 2).sum().backward()
+        grads.append((layer.parametrizations.weight.original.grad.cpu().numpy(),
+                      layer.parametrizations.weight[0]._u.cpu().numpy()))
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-10)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-10)

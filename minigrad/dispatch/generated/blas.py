@@ -217,3 +217,32 @@ def cross_dygraph_function(x, y, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(cross_op, (x, y), attrs, (out_t,))
     return out_t
+
+
+vdot_op = OPS['vdot']
+
+
+def vdot_dygraph_function(x, y, attrs):
+    """``vdot`` after the API layer (``minigrad codegen vdot`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(vdot_op, [x, y], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (vdot_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, y._dtype, y._device, y._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(vdot_op, [x, y], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(vdot_op, [x, y], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(vdot_op, entry.kernel, (x._data, y._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(vdot_op, [x, y], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or y._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(vdot_op, (x, y), attrs, (out_t,))
+    return out_t

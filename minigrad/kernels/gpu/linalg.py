@@ -104,6 +104,12 @@ def cross(x: Any, y: Any, dim: int = -1) -> Any:
 # -- distances: the CPU kernels' bodies on CuPy (kernels/array_kernels.py) --------------------------------
 
 
+@register_kernel("vdot", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_vdot")
+def vdot(x: Any, y: Any) -> Any:
+    """The vectors' product on the device (``cupy.matmul`` of two 1-D arrays: a 0-d result, nothing read back)."""
+    return cupy.matmul(x, y)
+
+
 @register_kernel("dist", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_dist")
 def dist(x: Any, y: Any, p: float = 2.0) -> Any:
     return vector_norm_arrays(cupy, x - y, p, None, False, _acc(x))

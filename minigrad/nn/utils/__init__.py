@@ -10,7 +10,7 @@ Example:
 
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import parametrize, prune, rnn
+from . import parametrize, parametrizations, prune, rnn
 
 __all__ = [
     "clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "clip_grad_value_", "get_total_norm",
