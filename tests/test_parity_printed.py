@@ -51,7 +51,11 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # the parametrizations tutorial: symmetric, skew, cached, chained, right_inverse, remove
            "parametrizations_printed",
            # double backward with custom Functions: saved inputs, outputs, intermediates, once_differentiable
-           "double_backward_printed")
+           "double_backward_printed",
+           # the DQN tutorial on a simulated cart-pole (replay memory, Huber loss, AdamW amsgrad, soft update)
+           "dqn_printed",
+           # neural style transfer (content/style losses as modules, add_module, L-BFGS on the image, in float64)
+           "style_transfer_printed")
 
 pytestmark = pytest.mark.torch
 
@@ -77,6 +81,8 @@ def _float32_defaults():
     mg.set_default_dtype(mg.float32)
     yield
     torch.use_deterministic_algorithms(False)  # (a program may switch it on: dcgan_printed)
+    torch.set_default_dtype(torch.float32)  # (or change the default dtype and stop before it restores it)
+    mg.set_default_dtype(mg.float32)
 
 
 @pytest.mark.parametrize("name", PRINTED)
