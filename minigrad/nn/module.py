@@ -189,23 +189,24 @@ class Module(ModuleStateMixin):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
-    def get_parameter(self, target: str) -> Parameter:
-        """The parameter at the dotted path ``target`` (``"0.weight"``)."""
+    def _owner(self, target: str) -> tuple["Module", str]:
+        """The submodule holding the dotted path ``target``'s last name, and that name (which it must have)."""
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
         if not hasattr(mod, name):
             raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
-        param = getattr(mod, name)
-        if not isinstance(param, Parameter):
+        return mod, name
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"0.weight"``)."""
+        mod, name = self._owner(target)
+        if not isinstance(getattr(mod, name), Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return param
+        return getattr(mod, name)
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at the dotted path ``target`` (``"bn.running_mean"``)."""
-        mod_path, _, name = target.rpartition(".")
-        mod = self.get_submodule(mod_path)
-        if not hasattr(mod, name):
-            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        mod, name = self._owner(target)
         if name not in mod._buffers:
             raise AttributeError(f"`{name}` is not a buffer")
         return getattr(mod, name)

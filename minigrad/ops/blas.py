@@ -86,13 +86,18 @@ def _check_operands(op: str, **named: tuple[Any, int, str]) -> None:
     _same_dtype(op, *(v for v, _, _ in named.values()))
 
 
+def _check_vectors(op: str, **named: Tensor) -> None:
+    """``dot``'s and ``vdot``'s checks: two 1-D tensors of one dtype and one size."""
+    _check_operands(op, **{name: (v, 1, "1-D tensor") for name, v in named.items()})
+    a, b = (v.shape[0] for v in named.values())
+    if a != b:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to have the same number "
+                           f"of elements, but got {a} and {b} elements respectively")
+
+
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The dot product of two 1-D tensors of the same size and dtype (``torch.dot``; ``matmul`` of two vectors)."""
-    _check_operands("dot", input=(input, 1, "1-D tensor"), tensor=(tensor, 1, "1-D tensor"))
-    if input.shape[0] != tensor.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-                           f"[{tensor.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
-                           f"and {tensor.shape[0]} elements respectively")
+    _check_vectors("dot", input=input, tensor=tensor)
     return matmul(input, tensor)
 
 
@@ -119,11 +124,7 @@ def _vdot_backward(ctx: Any, g: Any) -> tuple[Any, Any]:
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """``torch.vdot``: the dot product with the first vector conjugated - ``dot``'s value for real tensors, its
     own op and node (``VdotBackward0``, spectral normalization's sigma)."""
-    _check_operands("vdot", input=(input, 1, "1-D tensor"), other=(other, 1, "1-D tensor"))
-    if input.shape[0] != other.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
-                           f"[{other.shape[0]}] to have the same number of elements, but got {input.shape[0]} "
-                           f"and {other.shape[0]} elements respectively")
+    _check_vectors("vdot", input=input, other=other)
     return _vdot(input, other)
 
 

@@ -253,42 +253,45 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
-class RandomUnstructured(BasePruningMethod):
-    """Prunes ``amount`` entries chosen at random: those whose ``rand_like`` draws are the largest."""
+class _Unstructured(BasePruningMethod):
+    """Prunes the ``amount`` entries whose scores (``_scores``) come first in ``topk``'s order."""
 
     PRUNING_TYPE = "unstructured"
+    _largest = True
 
     def __init__(self, amount: Any) -> None:
         _check_amount(amount)
         self.amount = amount
 
+    def _scores(self, t: Tensor) -> Tensor:
+        raise NotImplementedError
+
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         n = _how_many(self.amount, t.nelement())
         mask = default_mask.clone(memory_format="contiguous_format")
         if n != 0:
-            mask.view(-1)[topk(creation.rand_like(t).view(-1), k=n).indices] = 0
+            mask.view(-1)[topk(self._scores(t).view(-1), k=n, largest=self._largest).indices] = 0
         return mask
+
+
+class RandomUnstructured(_Unstructured):
+    """Prunes ``amount`` entries chosen at random: those whose ``rand_like`` draws are the largest."""
+
+    def _scores(self, t: Tensor) -> Tensor:
+        return creation.rand_like(t)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: Any) -> BasePruningMethod:  # type: ignore[override]
         return super().apply(module, name, amount=amount)
 
 
-class L1Unstructured(BasePruningMethod):
+class L1Unstructured(_Unstructured):
     """Prunes the ``amount`` entries of smallest magnitude (``topk`` of ``abs``, smallest first)."""
 
-    PRUNING_TYPE = "unstructured"
+    _largest = False
 
-    def __init__(self, amount: Any) -> None:
-        _check_amount(amount)
-        self.amount = amount
-
-    def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        n = _how_many(self.amount, t.nelement())
-        mask = default_mask.clone(memory_format="contiguous_format")
-        if n != 0:
-            mask.view(-1)[topk(t.abs().view(-1), k=n, largest=False).indices] = 0
-        return mask
+    def _scores(self, t: Tensor) -> Tensor:
+        return t.abs()
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: Any,  # type: ignore[override]
