@@ -325,9 +325,9 @@ def _create_function_node(
 # -- once_differentiable: a backward that is not itself differentiable -----------------------------------------
 
 
-class _DelayedError(Function):
-    """PyTorch's ``DelayedError`` node, which ``once_differentiable`` puts after a backward run under
-    ``create_graph=True``: its outputs carry the values on; differentiating through them raises."""
+class DelayedError(Function):
+    """PyTorch's ``DelayedError`` (its node: ``Error``), which ``once_differentiable`` puts after a backward
+    run under ``create_graph=True``: its outputs carry the values on; differentiating through them raises."""
 
     @staticmethod
     def forward(ctx: FunctionCtx, *tensors: Tensor) -> Any:
@@ -339,15 +339,15 @@ class _DelayedError(Function):
         raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
 
 
-_DelayedError._node_class = type("Error", (FunctionNode,), {  # PyTorch's node: <Error>, torch::autograd::Error
-    "__slots__": (), "op_name": "DelayedError", "fn_cls": _DelayedError, "paddle_name": "GradNodePyLayer",
+DelayedError._node_class = type("Error", (FunctionNode,), {  # PyTorch's node: <Error>, torch::autograd::Error
+    "__slots__": (), "op_name": "DelayedError", "fn_cls": DelayedError, "paddle_name": "GradNodePyLayer",
     "__module__": "minigrad.autograd.nodes"})
 
 
 def once_differentiable(fn: Any) -> Any:
     """Decorate a custom Function's ``backward`` that is not written to be differentiated (NumPy inside, say):
     it runs with recording off, and where ``create_graph=True`` asked for a gradient that could be
-    differentiated, the gradients pass through a ``DelayedError`` node, so that a second backward through
+    differentiated, the gradients pass through an ``Error`` node (``DelayedError``), so that a second backward through
     them says why it cannot run instead of giving a wrong answer (PyTorch's decorator)."""
     @functools.wraps(fn)
     def wrapper(ctx: FunctionCtx, *args: Any) -> Any:
@@ -359,7 +359,7 @@ def once_differentiable(fn: Any) -> Any:
         outs = list(outputs) if many else [outputs]
         live = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
         if live:
-            passed = _DelayedError.apply(*[outs[i].detach().requires_grad_() for i in live])
+            passed = DelayedError.apply(*[outs[i].detach().requires_grad_() for i in live])
             for i, t in zip(live, passed if len(live) > 1 else (passed,)):
                 outs[i] = t
         return tuple(outs) if many else outs[0]

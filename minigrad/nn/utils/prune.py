@@ -83,7 +83,7 @@ class BasePruningMethod(ABC):
         first = not isinstance(method, PruningContainer)
         if first:  # the Parameter moves to name_orig; name becomes the masked tensor below
             module.register_parameter(name + "_orig", orig)
-            _unregister(module, "_parameters", name)
+            delattr(module, name)
             default_mask = creation.ones_like(orig)
         else:
             default_mask = getattr(module, name + "_mask").detach().clone(memory_format="contiguous_format")
@@ -95,7 +95,7 @@ class BasePruningMethod(ABC):
         except Exception:
             if first:  # the module as it was
                 orig = getattr(module, name + "_orig")
-                _unregister(module, "_parameters", name + "_orig")
+                delattr(module, name + "_orig")
                 module.register_parameter(name, orig)
             raise
         return method
@@ -118,15 +118,9 @@ class BasePruningMethod(ABC):
             delattr(module, name)
         orig = module._parameters[name + "_orig"]
         orig.data = pruned.data
-        _unregister(module, "_parameters", name + "_orig")
-        _unregister(module, "_buffers", name + "_mask")
+        delattr(module, name + "_orig")  # (a parameter and a buffer: each leaves its registry)
+        delattr(module, name + "_mask")
         setattr(module, name, orig)
-
-
-def _unregister(module: Module, registry: str, name: str) -> None:
-    """``del module.<registry>[name]``, the attribute going with it (minigrad keeps both)."""
-    del getattr(module, registry)[name]
-    module.__dict__.pop(name, None)
 
 
 def _joined_with_earlier(cls: type, module: Module, name: str, *args: Any, **kwargs: Any) -> BasePruningMethod:
@@ -263,8 +257,9 @@ class _Unstructured(BasePruningMethod):
         _check_amount(amount)
         self.amount = amount
 
+    @abstractmethod
     def _scores(self, t: Tensor) -> Tensor:
-        raise NotImplementedError
+        """What ``topk`` ranks the entries by."""
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
         n = _how_many(self.amount, t.nelement())
