@@ -57,6 +57,7 @@ from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, Flo
 from .ops.clamp import clip
 from .ops.division import div
 from .ops.math import add_form as add, rsub, sub_form as sub
+from .ops.loss import aten_kl_div as kl_div  # torch.kl_div: its reduction an int (F.kl_div takes a string)
 from .creation import as_tensor, eye, from_numpy, linspace, logspace, multinomial, randint, randperm, scalar_tensor
 from .creation import bernoulli, empty, empty_like, empty_strided, normal, rand_like, randint_like, randn_like
 from .ops.registry import factory_with_out as _factory_with_out
@@ -127,7 +128,8 @@ __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTenso
 # PyTorch's names for devices, defaults and predicates.
 __all__ += ["is_floating_point", "is_complex", "is_inference", "is_nonzero", "is_same_size", "is_signed", "can_cast", "finfo", "iinfo",
             "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
-            "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator"]
+            "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator",
+            "kl_div"]
 __all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode", "is_inference_mode_enabled",
             "memory_format", "contiguous_format", "preserve_format", "channels_last_3d"]
@@ -140,6 +142,9 @@ __all__ += [
 # Reproducibility (minigrad/determinism.py).
 __all__ += ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
             "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode"]
+
+# torch._weight_norm: private in PyTorch, and called by nn.utils' weight normalization (ops/weight_norm.py)
+from .ops.weight_norm import _weight_norm  # noqa: E402,F401
 
 # PyTorch's in-place functions (``mg.exp_(x)``, ``mg.zero_(x)``): the Tensor methods of the same name.
 from ._inplace_methods import NAMESPACE_FORMS as _NAMESPACE_FORMS, namespace_form as _namespace_form  # noqa: E402

@@ -634,11 +634,23 @@ def _view(self: Tensor, *shape: Any) -> Tensor:
     return ops.view(self, tuple(shape))
 
 
-def _mT(self: Tensor) -> Tensor:
-    """The last two dimensions swapped (batched matrix transpose)."""
-    if self.ndim < 2:
-        raise ShapeError(f"mT: expects a tensor with at least 2 dimensions, but got {self.ndim}")
-    return ops.transpose(self, -2, -1)
+def _matrix_transpose(name: str) -> Any:
+    """``mT`` and ``mH`` (the same for minigrad's real tensors): the last two dimensions swapped."""
+    def transposed(self: Tensor) -> Tensor:
+        if self.ndim < 2:
+            raise ShapeError(f"tensor.{name} is only supported on matrices or batches of matrices. "
+                             f"Got {self.ndim}-D tensor.")
+        return ops.transpose(self, -2, -1)
+    transposed.__doc__ = f"``{name}``: the last two dimensions swapped (a batched matrix transpose)."
+    return transposed
+
+
+def _H(self: Tensor) -> Tensor:
+    """``H``: a matrix's conjugate transpose, its transpose for minigrad's real tensors (2-D only)."""
+    if self.ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
+        raise ShapeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.{hint}")
+    return ops.transpose(self, 0, 1)
 
 
 def _contiguous(self: Tensor, memory_format: Any = contiguous_format) -> Tensor:
@@ -711,7 +723,9 @@ def _type_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 Tensor.view = _view  # type: ignore[attr-defined]
-Tensor.mT = property(_mT)  # type: ignore[attr-defined]
+Tensor.mT = property(_matrix_transpose("mT"))  # type: ignore[attr-defined]
+Tensor.mH = property(_matrix_transpose("mH"))  # type: ignore[attr-defined]
+Tensor.H = property(_H)  # type: ignore[attr-defined]
 Tensor.contiguous = _contiguous  # type: ignore[attr-defined]
 Tensor.is_contiguous = _is_contiguous  # type: ignore[attr-defined]
 Tensor.stride = _stride  # type: ignore[attr-defined]
@@ -769,11 +783,16 @@ _METHODS_BY_FAMILY = {
     # ordering, searching and counting
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "msort": ops.msort, "kthvalue": ops.kthvalue,
     "median": ops.median, "mode": ops.mode, "quantile": ops.quantile, "unique": ops.unique, "bincount": ops.bincount,
+    "unique_consecutive": ops.unique_consecutive, "histogram": ops.histogram, "frexp": ops.frexp, "ldexp": ops.ldexp,
     "nonzero": ops.nonzero, "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero,
     # indexed reads and writes
     "gather": ops.gather, "scatter_add": ops.scatter_add, "scatter": ops.scatter, "scatter_reduce": ops.scatter_reduce, "take_along_dim": ops.take_along_dim,
     "index_add": ops.index_add, "index_reduce": ops.index_reduce, "index_fill": ops.index_fill, "index_copy": ops.index_copy, "index_put": ops.index_put,
     "index_select": ops.index_select, "masked_select": ops.masked_select,
+    # writing a source into a view, a mask's positions, flat positions; lower medians and quantiles without NaN
+    "slice_scatter": ops.slice_scatter, "select_scatter": ops.select_scatter, "diagonal_scatter": ops.diagonal_scatter,
+    "masked_scatter": ops.masked_scatter, "put": ops.put, "nanmedian": ops.nanmedian, "nanquantile": ops.nanquantile,
+    "renorm": ops.renorm, "adjoint": ops.adjoint,
     "take": ops.take, "narrow": ops.narrow, "select": ops.select, "diagonal": ops.diagonal, "diag": ops.diag,
     "unfold": _unfold, "as_strided": ops.as_strided,
     # running totals and reductions
@@ -793,6 +812,9 @@ _METHODS_BY_FAMILY = {
     # matrix factorizations (ops/factorization.py)
     "cholesky": ops.cholesky, "cholesky_inverse": ops.cholesky_inverse, "slogdet": ops.slogdet, "logdet": ops.logdet, "qr": ops.qr, "svd": ops.svd,
     "pinverse": ops.pinverse, "matrix_exp": ops.matrix_exp,
+    # Householder reflectors and the solves from a factor (ops/householder.py, ops/inverse.py, ops/lu.py)
+    "geqrf": ops.geqrf, "orgqr": ops.orgqr, "ormqr": ops.ormqr, "triangular_solve": ops.triangular_solve,
+    "cholesky_solve": ops.cholesky_solve, "lu_solve": ops.lu_solve, "lu": ops.lu,
     # pointwise formulas, NumPy's names
     "square": ops.square, "rsqrt": ops.rsqrt, "reciprocal": ops.reciprocal, "lerp": ops.lerp,
     "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "logical_not": ops.logical_not,
@@ -879,9 +901,11 @@ _INPLACE_COMPOSITES = {
     "index_reduce_": ops.index_reduce,
     "index_fill_": ops.index_fill, "index_copy_": ops.index_copy,
     "masked_fill_": ops.masked_fill,
+    "put_": ops.put, "renorm_": ops.renorm,
 }
 for _name, _fn in _INPLACE_COMPOSITES.items():
     setattr(Tensor, _name, _inplace_composite(_name, _fn))
+Tensor.masked_scatter_ = ops.indexing.masked_scatter_  # type: ignore[attr-defined]  (its mask checked first)
 Tensor.clamp_ = clamp_inplace("clamp_", ops.clamp)  # type: ignore[attr-defined]
 Tensor.clip_ = clamp_inplace("clip_", ops.clamp)  # type: ignore[attr-defined]
 
@@ -897,7 +921,7 @@ _INPLACE_OF_METHODS = (
     "log2_", "logit_", "multiply_", "negative_", "reciprocal_", "remainder_", "round_", "sign_", "sin_",
     "sinc_", "sinh_", "subtract_", "tan_", "tril_", "triu_", "true_divide_", "trunc_", "xlogy_", "addmm_", "addmv_",
     "baddbmm_", "addbmm_", "addr_", "sgn_", "rsqrt_", "frac_", "erfinv_", "erfc_", "square_", "hypot_",
-    "nan_to_num_", "deg2rad_", "rad2deg_",
+    "nan_to_num_", "deg2rad_", "rad2deg_", "gcd_", "lcm_", "ldexp_", "i0_", "nextafter_",
 )
 for _name in _INPLACE_OF_METHODS:
     if not hasattr(Tensor, _name):

@@ -1,9 +1,10 @@
 """``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms, ``inv``, ``solve``, ``det``, ``matrix_power``,
 ``cross``, and the factorizations: ``cholesky``, ``cholesky_ex``, ``slogdet``, ``qr``, ``eigh``, ``eigvalsh``, ``svd``,
-``svdvals``, ``pinv``, ``lstsq``; ``solve_triangular``, ``matrix_exp``; ``matmul`` and ``matrix_rank``).
+``svdvals``, ``pinv``, ``lstsq``; ``solve_triangular``, ``matrix_exp``; ``matmul`` and ``matrix_rank``;
+``householder_product``; ``lu_factor``, ``lu_factor_ex`` and ``lu_solve``).
 
 The ops live with their families under ``minigrad/ops/`` (``ops/norm.py``, ``ops/inverse.py``,
-``ops/factorization.py``);
+``ops/factorization.py``, ``ops/householder.py``, ``ops/lu.py``);
 this module gives them the names ``torch.linalg`` uses.
 
 Example:
@@ -27,6 +28,10 @@ from .ops.factorization import linalg_pinv as pinv
 from .ops.factorization import linalg_qr as qr
 from .ops.factorization import linalg_slogdet as slogdet
 from .ops.factorization import linalg_solve_triangular as solve_triangular
+from .ops.householder import linalg_householder_product as householder_product
+from .ops.lu import linalg_lu_factor as lu_factor
+from .ops.lu import linalg_lu_factor_ex as lu_factor_ex
+from .ops.lu import linalg_lu_solve as lu_solve
 from .ops.factorization import linalg_svd as svd
 from .ops.factorization import linalg_svdvals as svdvals
 from .ops.inverse import det, inv, matrix_power, solve
@@ -39,7 +44,8 @@ from .ops import matmul, maximum as _maximum
 
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "matrix_power", "cross", "cholesky",
            "cholesky_ex", "slogdet", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv",
-           "lstsq", "matrix_exp", "solve_triangular", "matmul", "matrix_rank"]
+           "lstsq", "matrix_exp", "solve_triangular", "matmul", "matrix_rank",
+           "householder_product", "lu_factor", "lu_factor_ex", "lu_solve"]
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:

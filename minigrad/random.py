@@ -169,8 +169,10 @@ class Generator:
     # -- raw words ---------------------------------------------------------------------------
 
     def random32(self, n: int) -> np.ndarray:
-        """``n`` 32-bit words (as uint64), PyTorch's ``generator->random()``."""
-        self._fresh = False
+        """``n`` 32-bit words (as uint64), PyTorch's ``generator->random()``; no words (an empty tensor's fill)
+        leave the state as it was."""
+        if n:
+            self._fresh = False
         return self._bits.random_raw(n).astype(np.uint64)
 
     def random64(self, n: int) -> np.ndarray:

@@ -68,7 +68,9 @@ def _run(case: Any) -> Any:
     outs = [o for o in (out if isinstance(out, (tuple, list)) else [out]) if o.requires_grad]
     graphs = [_describe(o) for o in outs]
     mg.autograd.backward(outs, [mg.ones_like(o) for o in outs])
-    grads = [a.grad.numpy().tobytes() for a in args if isinstance(a, mg.Tensor) and a.requires_grad]
+    # (a leaf no gradient reaches keeps .grad None: NOTE [ No gradient at all passes on as none ] in engine.py)
+    grads = [None if a.grad is None else a.grad.numpy().tobytes()
+             for a in args if isinstance(a, mg.Tensor) and a.requires_grad]
     return graphs, grads
 
 

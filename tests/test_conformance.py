@@ -201,8 +201,16 @@ OPS.update({(n, ""): getattr(mg, n) for n in ("index_fill", "index_copy", "inner
 OPS.update({("scatter_reduce", r): mg.scatter_reduce for r in ("sum", "prod", "mean", "amax", "amin")})
 # mode: the position among ties is the one PyTorch's CPU std::sort leaves last (kernels/std_sort.py)
 OPS.update({("mode", ""): mg.mode})
+# writing a source into a copy, lower medians and quantiles of the numbers, renorm (tests/test_ops_batch_b.py)
+OPS.update({(n, ""): getattr(mg, n) for n in ("masked_scatter", "slice_scatter", "select_scatter", "diagonal_scatter",
+                                              "put", "nanmedian", "nanquantile", "renorm")})
+OPS.update({("nn.functional.pdist", ""): F.pdist, ("nn.functional.channel_shuffle", ""): F.channel_shuffle})
 # the trapezoidal rule: PyTorch's composites op for op (ops/integration.py)
 OPS.update({(n, ""): getattr(mg, n) for n in ("trapezoid", "trapz", "cumulative_trapezoid")})
+# sets, a float's parts, histograms, Bessel functions, combinations (tests/test_ops_batch_a.py has the integer forms)
+OPS.update({(n, ""): getattr(mg, n) for n in ("isin", "unique_consecutive", "nextafter", "frexp", "ldexp", "histogram",
+                                             "i0", "combinations")})
+OPS.update({("special.i1", ""): mg.special.i1})
 # index_reduce: one OpInfo per reduction
 OPS.update({("index_reduce", r): lambda x, *a, **k: x.index_reduce(*a, **k) for r in ("prod", "mean", "amax", "amin")})
 # the matrix factorizations (ops/factorization.py); their OpInfo samples make positive-definite,
@@ -215,6 +223,12 @@ OPS.update({("linalg.cholesky", ""): mg.linalg.cholesky, ("linalg.cholesky_ex", 
             ("linalg.lstsq", ""): mg.linalg.lstsq, ("linalg.matrix_exp", ""): mg.linalg.matrix_exp,
             ("matrix_exp", ""): mg.matrix_exp, ("linalg.solve_triangular", ""): mg.linalg.solve_triangular,
             ("linalg.lstsq", "grad_oriented"): lambda a, b, driver: mg.linalg.lstsq(a, b, driver=driver)[:2]})
+# Householder reflectors and the solves from a factor (ops/householder.py, ops/inverse.py, ops/lu.py)
+OPS.update({("linalg.householder_product", ""): mg.linalg.householder_product, ("geqrf", ""): mg.geqrf,
+            ("ormqr", ""): mg.ormqr, ("triangular_solve", ""): mg.triangular_solve,
+            ("cholesky_solve", ""): mg.cholesky_solve, ("linalg.lu_solve", ""): mg.linalg.lu_solve,
+            ("lu_solve", ""): mg.lu_solve, ("lu_unpack", ""): mg.lu_unpack, ("lu", ""): mg.lu,
+            ("linalg.lu_factor", ""): mg.linalg.lu_factor, ("linalg.lu_factor_ex", ""): mg.linalg.lu_factor_ex})
 # (linalg.eigh, linalg.svd and svd: the sign of each eigenvector and singular vector is the LAPACK's choice, and
 # PyTorch's (MKL) and NumPy's (OpenBLAS) choose differently for about half the matrices, so their raw outputs
 # cannot be compared sample by sample. Their eigenvalues and singular values are (eigvalsh, svdvals, the

@@ -88,9 +88,11 @@ def test_every_op_with_a_formula_runs_both_ways_here() -> None:
     with_backward = {name for name, op in mg.OPS.items() if op.backward is not None}
     # to_device has no kernel of its own: its formula runs in graph mode only (test_device_grad.py);
     # multi_margin_loss_backward's and multilabel_margin_loss_backward's only raise, as PyTorch has no derivative for
-    # them (test_nn_loss.py); so do acosh_'s, asinh_'s and atanh_'s (test_inplace_forms.py).
+    # them (test_nn_loss.py); so do acosh_'s, asinh_'s and atanh_'s (test_inplace_forms.py), unique_consecutive's and
+    # histogram's (test_ops_batch_a.py), geqrf's (test_ops_linalg_more.py) and pdist_backward's (test_ops_batch_b.py).
     assert with_backward - {c.op for c in CASES} == {"to_device", "multi_margin_loss_backward",
-                                                     "multilabel_margin_loss_backward", "acosh_", "asinh_", "atanh_"}
+                                                     "multilabel_margin_loss_backward", "acosh_", "asinh_", "atanh_",
+                                                     "unique_consecutive", "histogram", "geqrf", "pdist_backward"}
 
 
 def test_create_graph_and_recorders_run_graph_mode() -> None:

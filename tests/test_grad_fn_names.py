@@ -157,6 +157,23 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "mv": lambda lib, d: d["sq"] @ d["v"],
     "dot": lambda lib, d: d["v"] @ d["v"],
     "vdot": lambda lib, d: lib.vdot(d["v"], d["v"] * 2),
+    # a float's parts, Bessel functions, sets, histograms, combinations (tests/test_ops_batch_a.py)
+    "ldexp": lambda lib, d: lib.ldexp(d["x"], d["y"]),
+    "ldexp of an integer exponent": lambda lib, d: lib.ldexp(d["x"], lib.tensor([1, -2, 3, 0])),
+    "nextafter": lambda lib, d: lib.nextafter(d["x"], d["y"]),
+    "frexp's mantissa": lambda lib, d: lib.frexp(d["x"])[0],
+    "i0": lambda lib, d: lib.i0(d["x"]),
+    "special.i1": lambda lib, d: lib.special.i1(d["x"]),
+    "unique_consecutive": lambda lib, d: lib.unique_consecutive(d["v"], return_counts=True)[0],
+    "histogram": lambda lib, d: lib.histogram(d["v"], 3).hist,
+    "histogram's edges, weighted": lambda lib, d: lib.histogram(d["v"].detach(), 3, weight=d["v"]).bin_edges,
+    "combinations": lambda lib, d: lib.combinations(d["v"], 2),
+    "combinations with replacement": lambda lib, d: lib.combinations(d["v"], 3, with_replacement=True),
+    "vander": lambda lib, d: lib.vander(d["v"], 3),
+    "weight norm along the first dim": lambda lib, d: lib._weight_norm(d["x"], d["x"].sum(1, keepdim=True), 0),
+    "weight norm along a middle dim (composite)": lambda lib, d: lib._weight_norm(d["x"].unsqueeze(0), d["v"][:1].reshape(1, 1, 1) + 1, 1),
+    "weight norm of the whole tensor": lambda lib, d: lib._weight_norm(d["x"], d["v"].sum(), -1),
+    "norm_except_dim": lambda lib, d: lib.norm_except_dim(d["x"].unsqueeze(0) * 2, 2, 1),
     "spectral norm's sigma": lambda lib, d: d["sq"] / lib.vdot(d["v"], lib.mv(d["sq"], d["v"])),
     # matmul as PyTorch decomposes it (_matmul_impl): each dims case
     "matmul vector @ matrix": lambda lib, d: lib.matmul(d["v"], d["sq"]),
@@ -409,6 +426,39 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "diag of a vector": lambda lib, d: lib.diag(d["v"], 1),
     "diag of a matrix": lambda lib, d: lib.diag(d["x"], -1),
     "take": lambda lib, d: lib.take(d["x"].t(), lib.tensor([[0, 5], [-1, 5]])),
+    # writing a source into a copy (ops/view_scatter.py, ops/indexing.py): one node each
+    "slice_scatter": lambda lib, d: lib.slice_scatter(d["x"], d["y"][:, :2] * 2, 1, 0, None, 2),
+    "select_scatter": lambda lib, d: lib.select_scatter(d["x"], d["v"], 0, 1),
+    "diagonal_scatter": lambda lib, d: lib.diagonal_scatter(d["sq"], d["v"][:3] * 2, -1, 1, 0),
+    "masked_scatter": lambda lib, d: d["x"].masked_scatter(d["y"] > 0, d["sq"]),
+    "masked_scatter_": lambda lib, d: (d["x"] * 1).masked_scatter_(d["v"] > 0, d["sq"] * 3),
+    "put": lambda lib, d: d["x"].put(lib.tensor([0, 5]), d["v"][:2]),
+    "put_ accumulate": lambda lib, d: (d["x"] * 1).put_(lib.tensor([0, 5, 5]), d["v"][:3], accumulate=True),
+    # lower medians and quantiles of the numbers (ops/sort.py)
+    "nanmedian": lambda lib, d: d["x"].nanmedian(),
+    "nanmedian dim": lambda lib, d: lib.nanmedian(d["x"], 1, keepdim=True).values,
+    "nanquantile dim": lambda lib, d: lib.nanquantile(d["x"], 0.3, dim=1),
+    "nanquantile q tensor": lambda lib, d: d["x"].nanquantile(lib.tensor([0.25, 0.5], dtype=lib.float64), dim=0),
+    "quantile of all": lambda lib, d: d["x"].quantile(0.4),
+    "quantile midpoint keepdim": lambda lib, d: d["x"].quantile(0.4, 0, True, interpolation="midpoint"),
+    # norms and distances
+    "renorm": lambda lib, d: lib.renorm(d["x"], 2, 0, 1.0),
+    "renorm_": lambda lib, d: (d["x"] * 1).renorm_(1, 1, 0.5),
+    "pdist": lambda lib, d: lib.pdist(d["x"]),
+    "pdist p": lambda lib, d: lib.nn.functional.pdist(d["x"], 3),
+    "frobenius_norm": lambda lib, d: lib.frobenius_norm(d["x"], (0, 1)),
+    # products and the torch.* forms of functions minigrad has elsewhere
+    "chain_matmul": lambda lib, d: lib.chain_matmul(d["x"], d["sq"], d["sq"].t()),
+    "chain_matmul of one": lambda lib, d: lib.chain_matmul(d["sq"]),
+    "matrix_power": lambda lib, d: lib.matrix_power(d["sq"], 3),
+    "hardshrink": lambda lib, d: lib.hardshrink(d["x"], 0.3),
+    "threshold": lambda lib, d: lib.threshold(d["x"], 0.1, 2.0),
+    "threshold_": lambda lib, d: lib.threshold_(d["x"] * 1, 0.1, 2.0),
+    "celu_": lambda lib, d: lib.celu_(d["x"] * 1, 2.0),
+    "selu_": lambda lib, d: lib.selu_(d["x"] * 1),
+    "kl_div": lambda lib, d: lib.kl_div(d["x"], d["y"].exp(), 1),
+    "adjoint": lambda lib, d: d["bat"].adjoint(),
+    "channel_shuffle": lambda lib, d: lib.channel_shuffle(d["bat"], 3),
     "kron": lambda lib, d: lib.kron(d["x"], d["sq"]),
     "kron of a vector and a matrix": lambda lib, d: lib.kron(d["v"], d["x"]),
     "diag_embed": lambda lib, d: lib.diag_embed(d["x"], -1, 0, 2),
@@ -786,6 +836,22 @@ CASES.update({
                                                            create_graph=True)[0],
     "qr's gradient": lambda lib, d: lib.autograd.grad((lib.linalg.qr(d["sq"]).R * d["sq"]).sum(), d["sq"],
                                                      create_graph=True)[0],
+    # Householder reflectors (ops/householder.py), the solves from a factor (ops/inverse.py, ops/lu.py)
+    "linalg.householder_product": lambda lib, d: lib.linalg.householder_product(d["x"].mT, d["v"][:3]),
+    "orgqr": lambda lib, d: lib.orgqr(d["sq"], d["v"]),
+    "ormqr": lambda lib, d: lib.ormqr(d["sq"], d["v"], d["x"].mT),
+    "ormqr right, transpose": lambda lib, d: lib.ormqr(d["sq"], d["v"], d["x"], left=False, transpose=True),
+    "geqrf": lambda lib, d: tuple(lib.geqrf(d["x"])),
+    "triangular_solve": lambda lib, d: tuple(lib.triangular_solve(d["x"].mT, d["sq"], transpose=True)),
+    "cholesky_solve": lambda lib, d: lib.cholesky_solve(d["x"].mT, lib.linalg.cholesky(_spd(lib, d))),
+    "linalg.lu_solve": lambda lib, d: lib.linalg.lu_solve(d["sq"], lib.tensor([2, 2, 4, 4], dtype=lib.int32), d["x"],
+                                                          left=False),
+    "lu_solve": lambda lib, d: lib.lu_solve(d["x"].mT, d["sq"], lib.tensor([2, 2, 4, 4], dtype=lib.int32)),
+    "lu_unpack": lambda lib, d: tuple(lib.lu_unpack(d["sq"], lib.tensor([2, 2, 4, 4], dtype=lib.int32)))[1:],
+    "nuclear_norm": lambda lib, d: lib.nuclear_norm(d["x"]),
+    "linalg.lu_factor": lambda lib, d: tuple(lib.linalg.lu_factor(d["sq"]))[0],
+    "linalg.lu_factor_ex wide": lambda lib, d: tuple(lib.linalg.lu_factor_ex(d["x"]))[0],
+    "lu_solve of lu_factor": lambda lib, d: lib.linalg.lu_solve(*lib.linalg.lu_factor(d["sq"]), d["x"].mT),
 })
 
 
@@ -917,6 +983,12 @@ DIFFERENT: dict[str, str] = {
                              "FillBackward0 for its zero block); PyTorch copies the three blocks into slices of a "
                              "zero matrix (three CopySlices). The same values, and the same LinalgMatrixExpBackward0 "
                              "of the block and slices of its result",
+    "histogram": "NotImplemented's edges: one per tensor input of the histogram op (input, bins, weight), None for "
+                 "those without a gradient; PyTorch's lists only the inputs that require grad. Its backward refuses "
+                 "in PyTorch's words either way",
+    "histogram's edges, weighted": "NotImplemented's edges, as 'histogram'",
+    "vander": "its copies into column views: CopySlices's second input is the copied value's CopyBackwards (over "
+              "UnsqueezeBackward0, over CumprodBackward0 and the view), as in 'in-place through a view'",
     "pad circular's gradient": "the backward of CopySlices: PyTorch's is its autograd machinery's (a clone of "
                                "the gradient, as_strided views, CopyBackwards), minigrad's the copy_slices op's "
                                "formula (getitem of the view's positions, copy_slices of zeros); the values agree",

@@ -156,6 +156,20 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "Dropout3d": lambda nn: nn.Dropout3d(0.4, inplace=True),
     "AlphaDropout": lambda nn: nn.AlphaDropout(0.2),
     "FeatureAlphaDropout": lambda nn: nn.FeatureAlphaDropout(0.3, inplace=True),
+    "BatchNorm3d": lambda nn: nn.BatchNorm3d(4),
+    "ChannelShuffle": lambda nn: nn.ChannelShuffle(2),
+    # the lazy layers before their first call (tests/test_nn_lazy.py: after it)
+    "LazyLinear": lambda nn: nn.LazyLinear(4),
+    "LazyConv1d": lambda nn: nn.LazyConv1d(4, 3, stride=2),
+    "LazyConv2d": lambda nn: nn.LazyConv2d(4, 3, padding=1, bias=False),
+    "LazyConvTranspose1d": lambda nn: nn.LazyConvTranspose1d(4, 3),
+    "LazyConvTranspose2d": lambda nn: nn.LazyConvTranspose2d(4, 3, output_padding=1, stride=2),
+    "LazyBatchNorm1d": lambda nn: nn.LazyBatchNorm1d(),
+    "LazyBatchNorm2d": lambda nn: nn.LazyBatchNorm2d(eps=1e-3),
+    "LazyBatchNorm3d": lambda nn: nn.LazyBatchNorm3d(affine=False),
+    "LazyInstanceNorm1d": lambda nn: nn.LazyInstanceNorm1d(),
+    "LazyInstanceNorm2d": lambda nn: nn.LazyInstanceNorm2d(track_running_stats=False),
+    "LazyInstanceNorm3d": lambda nn: nn.LazyInstanceNorm3d(affine=False),
 }
 
 #: The same classes with only their required arguments (the defaults print too); a class not listed here is
@@ -226,6 +240,13 @@ REQUIRED: dict[str, Callable[[Any], Any]] = {
     "CircularPad2d": lambda nn: nn.CircularPad2d(1),
     "Unfold": lambda nn: nn.Unfold(2),
     "Fold": lambda nn: nn.Fold(4, 2),
+    "BatchNorm3d": lambda nn: nn.BatchNorm3d(4),
+    "LazyLinear": lambda nn: nn.LazyLinear(4),
+    "LazyConv1d": lambda nn: nn.LazyConv1d(4, 3),
+    "LazyConv2d": lambda nn: nn.LazyConv2d(4, 3),
+    "LazyConvTranspose1d": lambda nn: nn.LazyConvTranspose1d(4, 3),
+    "LazyConvTranspose2d": lambda nn: nn.LazyConvTranspose2d(4, 3),
+    "ChannelShuffle": lambda nn: nn.ChannelShuffle(2),
 }
 
 #: Classes minigrad.nn exposes that are not built here, each with its reason.

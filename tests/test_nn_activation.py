@@ -208,3 +208,17 @@ def test_softmax2d_module() -> None:
     x = np.random.default_rng(9).normal(size=(2, 3, 4, 4))
     compare(lambda a: mg.nn.Softmax2d()(a), lambda a: torch.nn.Softmax2d()(a), [x])
     assert repr(mg.nn.Softmax2d()) == repr(torch.nn.Softmax2d())
+
+
+@pytest.mark.parametrize("name, args", [("relu_", ()), ("leaky_relu_", (0.2,)), ("elu_", (0.5,)),
+                                        ("hardtanh_", (-0.5, 0.5))])
+def test_functional_in_place_forms_as_torch(name, args):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L, FF in ((torch, torch.nn.functional), (mg, mg.nn.functional)):
+        x = L.tensor([-1.0, 0.25, 2.0], requires_grad=True)
+        y = x * 1
+        out = getattr(FF, name)(y, *args)
+        out.sum().backward()
+        got.append((out is y, type(out.grad_fn).__name__, out.tolist(), x.grad.tolist()))
+    assert got[1] == got[0]

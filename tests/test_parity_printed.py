@@ -55,7 +55,11 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # the DQN tutorial on a simulated cart-pole (replay memory, Huber loss, AdamW amsgrad, soft update)
            "dqn_printed",
            # neural style transfer (content/style losses as modules, add_module, L-BFGS on the image, in float64)
-           "style_transfer_printed")
+           "style_transfer_printed",
+           # weight norm (hook and parametrization), the older spectral norm, conv-bn fusion, state-dict hooks
+           "reparam_printed",
+           # a textbook's builder's guide: blocks, parameter management, init, lazy layers, I/O, a lazy LeNet
+           "builders_guide_printed")
 
 pytestmark = pytest.mark.torch
 

@@ -262,3 +262,22 @@ def test_dropout_mask_of_a_transposed_tensor_is_drawn_in_memory_order() -> None:
             x = lib.ones(*shape).transpose(*dims)
             masks.append(lib.nn.functional.dropout(x, 0.4).numpy() == 0)
         np.testing.assert_array_equal(masks[0], masks[1])
+
+
+def test_an_empty_fill_draws_nothing_as_pytorch_s() -> None:
+    """A fill of no elements (an empty tensor's ``uniform_``, ``rand(0)``, a lazy layer's zero-sized
+    parameters) leaves the generator's state as PyTorch's does, even right after a seed."""
+    states = []
+    for L in (torch, mg):
+        got = []
+        for before in (lambda: None, lambda: L.rand(3)):
+            L.manual_seed(0)
+            before()
+            start = L.get_rng_state()
+            L.nn.init.uniform_(L.empty(0, 3))
+            L.rand(0), L.randn(0), L.randint(0, 5, (0,))
+            got.append(bool(L.equal(start, L.get_rng_state())))
+        L.manual_seed(0)
+        L.nn.init.uniform_(L.empty(0))
+        states.append((got, L.rand(2).tolist()))
+    assert states[1] == states[0] and states[0][0] == [True, True]

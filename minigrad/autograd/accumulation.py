@@ -108,6 +108,8 @@ class AccumulateGrad(GradNode):
                 out = fn(g)
                 if out is not None:
                     g = check_hook_result(out, g, meta.tensor_id, fn)
+        if self.hooks:  # the node's own pre-hooks, after the leaf's (NOTE [ A node's own hooks ])
+            g = self.run_prehooks([[g]])[0][0]
         if not general and g is not None:
             added = meta.grad is not None
             if not added:

@@ -113,6 +113,24 @@ def __getattr__(name: str) -> Any:
 #: custom Function's backward may run a backward of its own: ``utils/checkpoint.py``).
 RUNNING_PASSES: list[tuple[int, bool]] = []
 _pass_numbers = itertools.count(1)
+#: The graph of each pass in ``RUNNING_PASSES`` once its in-degree map is made: ``(pass number, in-degree
+#: map, GeneralGrad or None)`` (``will_execute``: PyTorch's ``_will_engine_execute_node``).
+RUNNING_GRAPHS: list[tuple[int, dict[GradNode, int], Any]] = []
+
+
+def will_execute(node: "GradNode") -> bool:
+    """Whether the innermost running pass will run ``node`` (under ``grad()``, its copy) - the count
+    ``autograd.graph.register_multi_grad_hook`` waits for."""
+    if not RUNNING_GRAPHS:
+        raise RuntimeError("will_execute(): no backward pass is running")
+    _, in_degree, gg = RUNNING_GRAPHS[-1]
+    if gg is not None:
+        if node.is_accumulation:  # (grad() runs no AccumulateGrad: PyTorch refuses the question)
+            raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                               "autograd.grad(). This is currently not supported.")
+        node = gg.orig_to_copied.get(node)
+        return node is not None and node in in_degree and gg.is_needed(node)
+    return node in in_degree
 
 
 def get_in_degree_map(queue: Sequence["GradNode"], check_released: bool = True) -> dict["GradNode", int]:
@@ -220,6 +238,7 @@ def run_backward(
         in_degree = _in_degree_map(queue, gg)
         if bus.recorder is not None:
             _THIS_THREAD.run = BackwardRun(queue, in_degree, buffers, "grad" if gg is not None else "backward")
+        RUNNING_GRAPHS.append((RUNNING_PASSES[-1][0], in_degree, gg))  # (its keys stay as they are)
         nodes_run = run_ready_queue(queue, buffers, in_degree, retain_graph, create_graph, gg)
         return _finish(gg, nodes_run, t_start)
     except BaseException as exc:
@@ -230,6 +249,8 @@ def run_backward(
         GRAD_MODE.enabled = prev_mode
         BACKWARD_PASS.user_code = prev_user_code
         _THIS_THREAD.run = prev_run
+        if RUNNING_GRAPHS and RUNNING_GRAPHS[-1][0] == RUNNING_PASSES[-1][0]:
+            RUNNING_GRAPHS.pop()
         RUNNING_PASSES.pop()
 
 
@@ -377,8 +398,19 @@ def run_ready_queue(queue: deque[GradNode], buffers: dict[GradNode, GradTensorHo
     # END LESSON 2 TASK 2.2
 
 
+# NOTE [ No gradient at all passes on as none ]
+#     A node whose every incoming gradient is missing - a custom Function's backward returned None for the
+#     input it leads to, or a node hook dropped it - does not run: nothing reaches its inputs either, and an
+#     AccumulateGrad leaves ``.grad`` as it was (None on a first backward), as PyTorch's engine passes
+#     "undefined" gradients on. A node missing only some gradients runs with zeros in their place (Paddle's
+#     "Fill Zero For GradIn Tensors", and what PyTorch's formulas do with an undefined one).
+
+
 def _filled_with_zeros(node: "GradNode", grads_in: list[list[Any]]) -> list[list[Any]]:
-    """A node's incoming gradients with every missing one a zero tensor ("Fill Zero For GradIn Tensors")."""
+    """A node's incoming gradients with every missing one a zero tensor ("Fill Zero For GradIn Tensors");
+    left as they are when none is there (NOTE [ No gradient at all passes on as none ])."""
+    if all(g is None for row in grads_in for g in row):
+        return grads_in
     for slot, row in enumerate(grads_in):
         for rank, g in enumerate(row):
             if g is None:
@@ -419,17 +451,24 @@ def _run_node(node: "GradNode", grads: list[list[Any]], create_graph: bool, gene
     if ANOMALY.enabled and not watched:  # NOTE [ Anomaly mode ] in autograd/anomaly_mode.py
         return _run_node_anomaly(node, grads, create_graph, general)
     try:
+        # NOTE [ No gradient at all passes on as none ]
+        if grads[0][0] is None and all(g is None for row in grads for g in row):
+            return [[None] * len(row) for row in node.next_edges] or [[None]]
         if node.hooks:
             BACKWARD_PASS.user_code = True  # a hook may keep a gradient (NOTE [ The first .grad without a copy ])
             grads = node.apply_gradient_hooks(grads)
+            if not node.is_accumulation:  # (an AccumulateGrad runs them after its leaf's hooks)
+                grads = node.run_prehooks(grads)
         if node.is_accumulation:
-            return node.run(grads, create_graph, general)  # type: ignore[attr-defined]
-        if node.released:
+            grads_out = node.run(grads, create_graph, general)  # type: ignore[attr-defined]
+        elif node.released:
             raise released_error(node)
-        if node.opdef is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
+        elif node.opdef is None:  # a custom autograd.Function's node runs the user's backward (autograd/function.py)
             BACKWARD_PASS.user_code = True
-            return node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
-        return run_formula(node, grads, create_graph)
+            grads_out = node.run_formula(grads, create_graph)  # type: ignore[attr-defined]
+        else:
+            grads_out = run_formula(node, grads, create_graph)
+        return node.run_posthooks(grads_out, grads) if node.hooks else grads_out
     except BaseException as exc:
         if bus.recorder is not None and not hasattr(exc, "_minigrad_node"):
             exc._minigrad_node = node.id  # type: ignore[attr-defined]  (the error event names the node that ran)

@@ -21,6 +21,7 @@ nodes'; AccumulationNodes are 0) and ``seq_nr`` the creation order.
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import TYPE_CHECKING, Any, Callable, ClassVar
 
 from ..tensor import Tensor
@@ -39,6 +40,8 @@ __all__ = ["Edge", "GradNode", "next_node_id", "RemovableHandle", "reserve_node_
 _node_ids = itertools.count(1)
 _seq_nrs = itertools.count(0)
 _hook_ids = itertools.count(1)
+#: ``Node.metadata`` dicts, kept while their node lives (a node has no slot for one it rarely gets).
+_METADATA: "weakref.WeakKeyDictionary[GradNode, dict[str, Any]]" = weakref.WeakKeyDictionary()
 
 
 def next_node_id() -> int:
@@ -185,7 +188,10 @@ class GradNode:
         (``ApplyGradientHooks``). Retain-grad hooks run last so ``.grad`` sees the final value."""
         assert self.hooks is not None
         rec = bus.recorder
-        for (slot, rank), hooks in self.hooks.items():
+        for key, hooks in self.hooks.items():
+            if isinstance(key, str):  # the node's own hooks ("node_pre", "node_post"), run around the formula
+                continue
+            slot, rank = key
             if slot >= len(grads) or rank >= len(grads[slot]):
                 continue
             g = grads[slot][rank]
@@ -200,6 +206,87 @@ class GradNode:
                     g = check_hook_result(out, g, tensor_id, fn)
             grads[slot][rank] = g
         return grads
+
+    # -- PyTorch's Node hooks: on the whole node, around its formula ------------------------------------
+    #
+    # NOTE [ A node's own hooks ]
+    #     Besides the hooks of tensors (kept per input position, run first: ``apply_gradient_hooks``), a
+    #     node takes hooks of its own, PyTorch's ``Node.register_prehook`` and ``Node.register_hook``. When
+    #     the node is popped from the ready queue the engine runs, in this order: its output tensors' hooks,
+    #     ``retain_grad``'s (so ``y.grad`` is what the tensor hooks made), the node's pre-hooks (they see and
+    #     may replace every incoming gradient at once, a tuple), the formula, then the node's post-hooks
+    #     (they see the gradients it computed for its inputs - one per ``next_functions`` entry - and the ones
+    #     it received, and may replace the first). An ``AccumulateGrad`` runs its leaf's hooks before its
+    #     pre-hooks, and its post-hooks after writing ``.grad``, with no gradients of inputs. Each is a
+    #     ``hook.run`` event whose target is the node (``hook_kind`` ``node_pre`` or ``node_post``).
+
+    def register_prehook(self, fn: Callable[[tuple], Any]) -> RemovableHandle:
+        """PyTorch's ``Node.register_prehook``: ``fn(grad_outputs)`` runs when the node is about to run - after
+        the hooks of its output tensors and ``retain_grad``'s - with the gradients it received (a tuple, one per
+        output of its forward op); a tuple it returns replaces them. NOTE [ A node's own hooks ]."""
+        return self._add_node_hook("node_pre", fn)
+
+    def register_hook(self, fn: Callable[[tuple, tuple], Any]) -> RemovableHandle:
+        """PyTorch's ``Node.register_hook``: ``fn(grad_inputs, grad_outputs)`` runs once the node has computed
+        the gradients of its inputs (``grad_inputs``, one per ``next_functions`` entry, None where none flows;
+        empty for an ``AccumulateGrad``); a tuple it returns replaces them. NOTE [ A node's own hooks ]."""
+        return self._add_node_hook("node_post", fn)
+
+    def _add_node_hook(self, kind: str, fn: Any) -> RemovableHandle:
+        if not callable(fn):
+            raise TypeError(f"expected a callable hook, but got {type(fn).__name__}")
+        if self.hooks is None:
+            self.hooks = {}
+        hooks = self.hooks.setdefault(kind, [])
+        hook_id = next(_hook_ids)
+        hooks.append((hook_id, fn, kind, self.id))
+        return RemovableHandle(hooks, hook_id)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """PyTorch's ``Node.metadata``: a dict of the program's own, kept as long as the node lives."""
+        return _METADATA.setdefault(self, {})
+
+    def run_prehooks(self, grads: list[list[Any]]) -> list[list[Any]]:
+        """The node's pre-hooks on its incoming gradients (``grads`` by slot and rank), chained."""
+        hooks = self.hooks.get("node_pre") if self.hooks else None
+        if not hooks:
+            return grads
+        flat = tuple(g for row in grads for g in row)
+        for _hid, fn, kind, _ in list(hooks):
+            if bus.recorder is not None:
+                bus.recorder.emit(HookRun(target=self.id, hook_kind=kind))
+            out = fn(flat)
+            if out is not None:
+                flat = _checked_values(out, flat, fn, self)
+        values = iter(flat)
+        return [[next(values) for _ in row] for row in grads]
+
+    def run_posthooks(self, grads_out: list[list[Any]], grads_in: list[list[Any]]) -> list[list[Any]]:
+        """The node's hooks on the gradients it computed (``grads_out``, by input slot and rank) and received."""
+        hooks = self.hooks.get("node_post") if self.hooks else None
+        if not hooks:
+            return grads_out
+        positions = [] if self.is_accumulation else self._function_positions()
+        flat = tuple(grads_out[slot][rank] for slot, rank in positions)
+        # (an AccumulateGrad received what its leaf's hooks made of its gradient: what it returns)
+        received = tuple(g for row in (grads_out if self.is_accumulation else grads_in) for g in row)
+        for _hid, fn, kind, _ in list(hooks):
+            if bus.recorder is not None:
+                bus.recorder.emit(HookRun(target=self.id, hook_kind=kind))
+            out = fn(flat, received)
+            if out is not None:
+                flat = _checked_values(out, flat, fn, self)
+        for (slot, rank), g in zip(positions, flat):
+            grads_out[slot][rank] = g
+        return grads_out
+
+    def _function_positions(self) -> list[tuple[int, int]]:
+        """The (slot, rank) of each ``next_functions`` entry, in its order."""
+        specs = self.opdef.inputs if self.opdef is not None else ()
+        return [(slot, rank) for slot, edges in enumerate(self.next_edges)
+                if (slot >= len(specs) or specs[slot].differentiable) and slot != self.scalar_slot
+                for rank in range(len(edges))]
 
     # -- life cycle ----------------------------------------------------------
 
@@ -246,6 +333,20 @@ def released_error(node: "GradNode") -> RuntimeError:
     exc = RuntimeError(SECOND_BACKWARD)
     exc.released_node = node  # type: ignore[attr-defined]  (anomaly mode warns with its forward traceback)
     return exc
+
+
+def _checked_values(out: Any, values: tuple, fn: Any, node: "GradNode") -> tuple:
+    """A node hook's replacement: a tuple (or list) as long as ``values``, each a gradient of the replaced one's
+    shape, dtype and device (None where the gradient is dropped)."""
+    name = getattr(fn, "__name__", None) or type(fn).__name__
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"hook '{name}' on {node.display_name} returned {type(out).__name__}; a node hook must "
+                        "return a tuple of gradients or None")
+    if len(out) != len(values):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(out)}, but expected "
+                           f"{len(values)})")
+    return tuple(new if new is None or old is None else check_hook_result(new, old, node.id, fn)
+                 for new, old in zip(out, values))
 
 
 def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:

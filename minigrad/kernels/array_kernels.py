@@ -629,3 +629,141 @@ def lstm_layer_arrays(xp: Any, x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: An
 
 
 __all__ += ["lstm_layer_arrays"]
+
+
+def weight_norm_arrays(xp: Any, v: Any, g: Any, dim: int) -> Any:
+    """``v * (g / ||v||)``, the norm over every dim but ``dim`` (PyTorch's ``_weight_norm_interface``), a half
+    accumulated in float32 as PyTorch's kernel."""
+    acc = np.float32 if v.dtype.itemsize < 4 else v.dtype
+    vf = v.astype(acc, copy=False)
+    norm = xp.sqrt(xp.sum(vf * vf, axis=tuple(d for d in range(v.ndim) if d != dim), keepdims=True))
+    return (vf * (g.astype(acc, copy=False).reshape(norm.shape) / norm)).astype(v.dtype, copy=False)
+
+
+__all__ += ["weight_norm_arrays"]
+
+
+# -- writing a source into part of a copy: the view scatters, masked_scatter, put (ops/view_scatter.py,
+#    ops/indexing.py); and channel_shuffle, renorm, pdist (ops/upsampling.py, ops/norm.py, ops/linalg.py)
+
+
+def slice_index(dim: int, start: int, end: int, step: int) -> tuple[Any, ...]:
+    """``x[index]`` is ``x.slice(dim, start, end, step)``."""
+    return (slice(None),) * dim + (slice(start, end, step),)
+
+
+def select_index(dim: int, index: int) -> tuple[Any, ...]:
+    """``x[index]`` is ``x.select(dim, index)`` (the ``...`` keeps a 1-D array's one element a 0-d view)."""
+    return (slice(None),) * dim + (index, Ellipsis)
+
+
+def scattered_into(xp: Any, x: Any, src: Any, view: Callable[[Any], Any]) -> Any:
+    """A copy of ``x`` whose ``view(copy)`` (a writable view of it: a slice, a selected slice, a diagonal) holds
+    ``src``: the body of ``slice_scatter``, ``select_scatter`` and ``diagonal_scatter``."""
+    out = xp.array(x, copy=True)
+    view(out)[...] = src
+    return out
+
+
+def masked_scatter_arrays(xp: Any, x: Any, mask: Any, source: Any) -> Any:
+    """A row-major copy of ``x`` (broadcast with ``mask``) whose True positions take ``source``'s first elements in
+    row-major order: the ``k``-th True position the running count of the mask says is ``k``. No boolean indexing,
+    so nothing is read back on a device (the caller checks that ``source`` has enough elements)."""
+    shape = x.shape if x.shape == mask.shape else np.broadcast_shapes(x.shape, mask.shape)
+    where = xp.broadcast_to(mask, shape)
+    flat = source.reshape(-1)
+    if flat.size == 0:  # nothing to take: no True position (checked), x as it is
+        return xp.array(xp.broadcast_to(x, shape), order="C")
+    taken = xp.clip(xp.cumsum(where.reshape(-1), dtype=np.int64) - 1, 0, flat.size - 1)
+    return xp.ascontiguousarray(xp.where(where, flat[taken].reshape(shape), x))
+
+
+#: PyTorch's words when a mask has more True positions than masked_scatter's source has elements
+SOURCE_TOO_SMALL = "Number of elements of source < number of ones in mask"
+
+
+def mask_count(xp: Any, mask: Any, shape: tuple[int, ...]) -> Any:
+    """How many True positions ``mask`` has once broadcast to ``shape`` (a 1-element array, left on its device)."""
+    return xp.count_nonzero(xp.broadcast_to(mask, shape)).reshape(1)
+
+
+def masked_scatter_backward_arrays(xp: Any, grad: Any, mask: Any, sizes: tuple[int, ...]) -> Any:
+    """PyTorch's ``masked_scatter_backward``: ``grad`` at the mask's True positions, in order, then zeros, in
+    ``source``'s shape ``sizes``. Each True position writes its slot of the running count; the False ones a spare
+    last slot, dropped."""
+    n = int(np.prod(sizes, dtype=np.int64))
+    where = xp.broadcast_to(mask, grad.shape).reshape(-1)
+    running = xp.cumsum(where, dtype=np.int64) - 1
+    out = xp.zeros(n + 1, dtype=grad.dtype)
+    out[xp.where(where & (running < n), running, n)] = grad.reshape(-1)
+    return out[:n].reshape(sizes)
+
+
+def put_arrays(xp: Any, x: Any, source: Any, index: Any, accumulate: bool, add_at: Callable[..., None],
+               set_at: Callable[..., None]) -> Any:
+    """A row-major copy of ``x`` with ``source``'s elements written (``accumulate``: added, repeats adding up) at the
+    flat positions ``index`` (non-negative, checked); ``add_at``/``set_at`` the backend's scatters."""
+    out = xp.array(x, order="C")
+    (add_at if accumulate else set_at)(out.reshape(-1), index, source.reshape(-1))
+    return out
+
+
+def channel_shuffle_arrays(xp: Any, x: Any, groups: int) -> Any:
+    """``(N, C, *)`` with its channels read as ``(groups, C / groups)`` and transposed: channel ``i C/g + j`` moves
+    to ``j g + i``; row-major, as PyTorch's result."""
+    n, c, *rest = x.shape
+    grouped = x.reshape(n, groups, c // groups, *rest)
+    return xp.ascontiguousarray(xp.swapaxes(grouped, 1, 2)).reshape(x.shape)
+
+
+def renorm_arrays(xp: Any, x: Any, p: float, dim: int, maxnorm: float, acc: Any = None) -> Any:
+    """``x`` with each slice along ``dim`` whose ``p``-norm is above ``maxnorm`` scaled by ``maxnorm / (norm + 1e-7)``
+    (PyTorch's ``renorm`` and its ``renorm_scale_factor`` kernel)."""
+    dims = tuple(k for k in range(x.ndim) if k != dim)
+    norm = vector_norm_arrays(xp, x, p, dims, True, acc)
+    factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(x.dtype)
+    return xp.ascontiguousarray(x * factor)
+
+
+def pdist_slope(xp: Any, d: Any, dist: Any, p: float) -> Any:
+    """d ||d||_p / d d for each pair's difference ``d`` (a row each) and distance ``dist`` (a column): PyTorch's
+    ``_pdist_backward`` cases - 0 for ``p = 0`` and where the distance is 0 (for ``p < 1`` also where ``d`` is 0),
+    ``sign(d)`` for 1, ``d / dist`` for 2, ``sign(d)`` where ``|d|`` attains the distance for inf,
+    ``sign(d) |d|^(p-1) / dist^(p-1)`` otherwise."""
+    if p == 0:
+        return xp.zeros_like(d)
+    if p == 1:
+        return xp.sign(d)
+    if p == math.inf:
+        return (xp.sign(d) * (xp.abs(d) == dist)).astype(d.dtype)
+    far = dist != 0
+    safe = xp.where(far, dist, 1)
+    if p == 2:
+        slope = d / safe
+    else:
+        a = xp.abs(d)
+        with np.errstate(divide="ignore", invalid="ignore"):  # |d|^(p-1) at d = 0 for p < 1: masked below
+            slope = xp.sign(d) * a ** (p - 1) / safe ** (p - 1)
+        if p < 1:
+            far = far & (a != 0)
+    return xp.where(far, slope, 0).astype(d.dtype)
+
+
+def pdist_arrays(xp: Any, x: Any, p: float, acc: Any = None) -> Any:
+    """The ``p``-norm distance of every pair of rows ``i < j`` (row-major order of the pairs)."""
+    i, j = xp.triu_indices(x.shape[0], 1)
+    return xp.ascontiguousarray(vector_norm_arrays(xp, x[i] - x[j], p, -1, False, acc)).reshape(i.shape[0])
+
+
+def pdist_backward_arrays(xp: Any, grad: Any, x: Any, pdist: Any, p: float, add_at: Callable[..., None]) -> Any:
+    """Each pair's ``grad`` times the slope of its distance, added to its first row and taken from its second."""
+    i, j = xp.triu_indices(x.shape[0], 1)
+    each = grad[:, None] * pdist_slope(xp, x[i] - x[j], pdist[:, None], p)
+    result = xp.zeros_like(x)
+    add_at(result, i, each)
+    add_at(result, j, -each)
+    return result
+
+
+__all__ += ["slice_index", "select_index", "scattered_into", "masked_scatter_arrays", "SOURCE_TOO_SMALL", "mask_count", "masked_scatter_backward_arrays", "put_arrays",
+            "channel_shuffle_arrays", "renorm_arrays", "pdist_slope", "pdist_arrays", "pdist_backward_arrays"]

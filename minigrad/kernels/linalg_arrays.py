@@ -17,7 +17,9 @@ from ..devices import to_numpy
 from .array_kernels import column_major
 
 __all__ = ["cholesky_info", "partial_cholesky", "solve_triangular_arrays", "cholesky_inverse_arrays", "qr_arrays", "eigh_arrays", "svd_arrays",
-           "pinv_arrays", "lstsq_arrays", "matrix_exp_arrays"]
+           "pinv_arrays", "lstsq_arrays", "matrix_exp_arrays", "reflector_vectors", "apply_reflectors_arrays",
+           "householder_product_arrays", "geqrf_arrays", "pivots_to_permutation", "permutation_matrix",
+           "lu_unpack_arrays", "lu_solve_arrays", "lu_factor_arrays"]
 
 
 def partial_cholesky(a: np.ndarray) -> np.ndarray:
@@ -223,3 +225,129 @@ def matrix_exp_arrays(xp: Any, a: Any) -> Any:
     for i in range(int(to_numpy(steps.max()))):  # (on a device, the read: a device.copy and device.sync)
         out = xp.where((steps > i)[..., None, None], xp.matmul(out, out), out)
     return xp.ascontiguousarray(out.astype(a.dtype, copy=False))
+
+
+# -- Householder reflectors (geqrf's compact form), LU pivots: ops/householder.py and ops/lu.py -------------------
+
+
+def reflector_vectors(xp: Any, a: Any, k: int) -> Any:
+    """The ``k`` Householder vectors of LAPACK's compact form, as the columns of an ``(m, k)`` matrix: column ``i``
+    is 0 above row ``i``, the implicit 1 on it, ``a[i+1:, i]`` below."""
+    m = a.shape[-2]
+    return xp.tril(a[..., :, :k], -1) + xp.eye(m, k, dtype=a.dtype)
+
+
+def apply_reflectors_arrays(xp: Any, a: Any, tau: Any, c: Any, left: bool = True, transpose: bool = False) -> Any:
+    """``Q C`` for ``Q = H_0 H_1 ... H_{k-1}``, ``H_i = I - tau_i v_i v_i^T`` (``transpose``: ``Q^T C``; not
+    ``left``: ``C Q``, ``C Q^T``), LAPACK's ``ormqr``, one rank-1 update per reflector. Each ``H_i`` is
+    symmetric, so ``Q^T`` is the same reflectors in the other order and ``C Q = (Q^T C^T)^T``."""
+    k = tau.shape[-1]
+    v = reflector_vectors(xp, a, k)
+    x = c if left else xp.swapaxes(c, -1, -2)
+    order = range(k) if transpose == left else range(k - 1, -1, -1)
+    for i in order:  # x <- H_i x = x - tau_i v_i (v_i^T x)
+        vi = v[..., :, i:i + 1]
+        x = x - tau[..., i, None, None] * vi * xp.matmul(xp.swapaxes(vi, -1, -2), x)
+    return x if left else xp.swapaxes(x, -1, -2)
+
+
+def householder_product_arrays(xp: Any, a: Any, tau: Any) -> Any:
+    """The first ``n`` columns of ``H_0 ... H_{k-1}`` (LAPACK's ``orgqr``), column-major as PyTorch's."""
+    m, n = a.shape[-2:]
+    eye = xp.broadcast_to(xp.eye(m, n, dtype=a.dtype), a.shape)
+    return column_major(xp, xp.asarray(apply_reflectors_arrays(xp, a, tau, eye), dtype=a.dtype))
+
+
+def geqrf_arrays(xp: Any, a: Any) -> tuple[Any, Any]:
+    """LAPACK's ``geqrf`` column by column (its ``larfg``): each column's reflector sends it to ``beta e_1``,
+    ``beta = -sign(alpha) ||x||`` (``alpha`` its diagonal element), ``tau = (beta - alpha) / beta``, ``v = x /
+    (alpha - beta)`` below the implicit 1; a column already zero below the diagonal gets ``tau = 0``. ``R`` on and
+    above the diagonal, the vectors below it; column-major. Elementwise kernels and products only: nothing is
+    read back."""
+    *batch, m, n = a.shape
+    k = min(m, n)
+    r = xp.array(a, dtype=a.dtype, copy=True)
+    taus = xp.zeros((*batch, k), dtype=a.dtype)
+    for j in range(k):
+        alpha, below = r[..., j, j], r[..., j + 1:, j]
+        xnorm = xp.sqrt((below * below).sum(-1))
+        flat = xnorm == 0
+        beta = -xp.copysign(xp.hypot(alpha, xnorm), alpha)
+        safe = xp.where(flat, 1, beta)
+        tau = xp.where(flat, 0, (beta - alpha) / safe).astype(a.dtype)
+        v = below / xp.where(flat, 1, alpha - beta)[..., None]
+        w = r[..., j, j + 1:] + xp.matmul(v[..., None, :], r[..., j + 1:, j + 1:])[..., 0, :]  # v^T R, v_0 = 1
+        r[..., j, j + 1:] -= tau[..., None] * w
+        r[..., j + 1:, j + 1:] -= tau[..., None, None] * v[..., :, None] * w[..., None, :]
+        r[..., j, j] = xp.where(flat, alpha, beta)
+        r[..., j + 1:, j] = v
+        taus[..., j] = tau
+    return column_major(xp, r), taus
+
+
+def pivots_to_permutation(xp: Any, pivots: Any, m: int) -> Any:
+    """The row order ``perm`` of LAPACK's ``getrf`` pivots (1-based, row ``i`` swapped with row ``pivots[i]`` in
+    turn): ``(P^T A)[i] = A[perm[i]]``. Swaps by ``where``, over the batch at once (no read back)."""
+    rows = xp.arange(m)
+    perm = xp.broadcast_to(rows, pivots.shape[:-1] + (m,))
+    for i in range(pivots.shape[-1]):
+        j = (pivots[..., i].astype(np.int64) - 1)[..., None]
+        at_i = perm[..., i:i + 1]
+        at_j = xp.take_along_axis(perm, j, -1)
+        perm = xp.where(rows == i, at_j, xp.where(rows == j, at_i, perm))
+    return perm
+
+
+def permutation_matrix(xp: Any, pivots: Any, m: int, dtype: Any) -> Any:
+    """``P`` of ``A = P L U`` from the pivots: ``P[perm[i], i] = 1``."""
+    perm = pivots_to_permutation(xp, pivots, m)
+    return (perm[..., None, :] == xp.arange(m)[:, None]).astype(dtype)
+
+
+def lu_unpack_arrays(xp: Any, lu: Any) -> tuple[Any, Any]:
+    """``L`` (unit lower, ``(m, k)``) and ``U`` (upper, ``(k, n)``) of a packed LU, ``k = min(m, n)``."""
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    low = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
+    return xp.ascontiguousarray(low), xp.ascontiguousarray(xp.triu(lu[..., :k, :]))
+
+
+def lu_solve_arrays(xp: Any, lu: Any, pivots: Any, b: Any, left: bool = True, adjoint: bool = False) -> Any:
+    """The ``X`` with ``A X = B`` for ``A = P L U`` (``adjoint``: ``A^T X = B``; not ``left``: ``X A = B``,
+    ``X A^T = B``): two triangular solves and the row permutation. ``X A = B`` is ``A^T X^T = B^T``."""
+    if not left:
+        return xp.swapaxes(lu_solve_arrays(xp, lu, pivots, xp.swapaxes(b, -1, -2), True, not adjoint), -1, -2)
+    n = lu.shape[-1]
+    p = permutation_matrix(xp, pivots, n, lu.dtype)
+    if not adjoint:  # X = U^-1 L^-1 P^T B
+        y = solve_triangular_arrays(xp, lu, xp.matmul(xp.swapaxes(p, -1, -2), b), False, True, True)
+        return solve_triangular_arrays(xp, lu, y, True)
+    # A^T = U^T L^T P^T: X = P L^-T U^-T B
+    y = solve_triangular_arrays(xp, xp.swapaxes(lu, -1, -2), b, False)
+    y = solve_triangular_arrays(xp, xp.swapaxes(lu, -1, -2), y, True, True, True)
+    return column_major(xp, xp.asarray(xp.matmul(p, y), dtype=lu.dtype))
+
+
+def lu_factor_arrays(xp: Any, a: Any) -> tuple[Any, Any, Any]:
+    """LAPACK's ``getrf``, column by column over the batch at once: the row of largest magnitude (the first of
+    equals, as ``idamax``) swapped up as the pivot, the column below divided by it (not where it is 0: LAPACK
+    goes on, and ``info`` names the first such column), the rest updated by a rank-1 product. ``(LU, pivots,
+    info)``, the pivots 1-based int32, ``LU`` column-major, as PyTorch's. Nothing is read back."""
+    *batch, m, n = a.shape
+    k = min(m, n)
+    lu = xp.array(a, dtype=a.dtype, copy=True)
+    pivots = xp.zeros((*batch, k), dtype=np.int32)
+    rows = xp.arange(m)[:, None]
+    for j in range(k):
+        p = xp.argmax(xp.abs(lu[..., j:, j]), axis=-1) + j
+        pivots[..., j] = p + 1
+        row_j = lu[..., j:j + 1, :]
+        row_p = xp.take_along_axis(lu, xp.broadcast_to(p[..., None, None], (*batch, 1, n)), -2)
+        lu = xp.where(rows == j, row_p, xp.where(rows == p[..., None, None], row_j, lu))
+        pivot = lu[..., j, j][..., None]
+        lu[..., j + 1:, j] = xp.where(pivot != 0, lu[..., j + 1:, j] / xp.where(pivot == 0, 1, pivot), lu[..., j + 1:, j])
+        lu[..., j + 1:, j + 1:] -= lu[..., j + 1:, j:j + 1] * lu[..., j:j + 1, j + 1:]
+    diag = xp.diagonal(lu, 0, -2, -1)[..., :k]
+    zero = diag == 0
+    info = xp.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32) if k else xp.zeros(tuple(batch), np.int32)
+    return column_major(xp, lu), pivots, info

@@ -147,12 +147,12 @@ class MSELoss(Module):
 
 # More layers with PyTorch's names (they subclass Module, so they are imported last).
 from .layers import (  # noqa: E402
-    BatchNorm1d, BatchNorm2d, Bilinear, Dropout, Embedding, EmbeddingBag, Identity, LayerNorm, Linear, LogSoftmax, ModuleDict,
+    BatchNorm1d, BatchNorm2d, BatchNorm3d, Bilinear, Dropout, Embedding, EmbeddingBag, Identity, LayerNorm, Linear, LogSoftmax, ModuleDict,
     ModuleList, ParameterDict, ParameterList, Softmax,
 )
 
 __all__ += [
-    "BatchNorm1d", "BatchNorm2d", "Bilinear", "Embedding", "EmbeddingBag", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "Bilinear", "Embedding", "EmbeddingBag", "Identity", "LayerNorm", "LogSoftmax", "ModuleDict", "ModuleList",
     "ParameterDict", "ParameterList", "Softmax",
 ]
 
@@ -168,6 +168,18 @@ from .transformer import (  # noqa: E402
 
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
             "TransformerDecoder", "Transformer"]
+
+# The lazy layers and their uninitialized parameters (nn/lazy.py, nn/parameter.py).
+from . import parameter  # noqa: E402
+from .lazy import (  # noqa: E402
+    LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,
+    LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
+)
+from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
+
+__all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyBatchNorm1d",
+            "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+            "UninitializedParameter", "UninitializedBuffer"]
 
 
 def __dir__() -> list[str]:

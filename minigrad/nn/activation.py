@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..tensor import Tensor
 from . import functional as F
-from .module import Module, Parameter, _on_default_device
+from .module import Module, _new_parameter
 
 __all__ = [
     "SiLU", "LeakyReLU", "ELU", "SELU", "CELU", "ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish",
@@ -206,11 +206,10 @@ class GLU(Module):
 class PReLU(Module):
     """Leaky ReLU with a learnt slope: ``weight`` of shape ``(num_parameters,)``, filled with ``init``."""
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, dtype: Any = None) -> None:
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        dt = dtype or _dt.float32
         self.num_parameters = num_parameters
-        self.weight = Parameter(_on_default_device(Tensor._make(np.full((num_parameters,), init, dtype=dt.np), dt)))
+        self.weight = _new_parameter((num_parameters,), dtype, init, device)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.prelu(input, self.weight)

@@ -64,8 +64,8 @@ class _ConvNd(Module):
             shape = (in_channels, out_channels // groups) + self.kernel_size
         else:
             shape = (out_channels, in_channels // groups) + self.kernel_size
-        self.weight = _new_parameter(shape, dtype)
-        self.bias = _new_parameter((out_channels,), dtype) if bias else None
+        self.weight = _new_parameter(shape, dtype, device=device)
+        self.bias = _new_parameter((out_channels,), dtype, device=device) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -109,7 +109,7 @@ class _ConvForwardNd(_ConvNd):
                  dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                         dtype=dtype)
+                         dtype=dtype, device=device)
 
 
 class Conv1d(_ConvForwardNd):
@@ -142,7 +142,7 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                         output_padding, dtype=dtype)
+                         output_padding, dtype=dtype, device=device)
 
     def _output_padding(self, input: Tensor, output_size: Any) -> tuple[int, ...]:
         """``output_size`` (the wanted spatial size) picks the output padding, as PyTorch's does."""

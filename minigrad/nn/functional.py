@@ -188,6 +188,29 @@ __all__ += [
     "mish", "prelu", "relu6", "selu", "softmin", "softsign", "tanhshrink",
 ]
 
+
+def relu_(input: Tensor) -> Tensor:
+    """``F.relu_``: ``relu(input, inplace=True)``."""
+    return relu(input, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``F.leaky_relu_``: ``leaky_relu(input, negative_slope, inplace=True)`` (``LeakyReluBackward1``)."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``F.elu_``: ``elu(input, alpha, inplace=True)`` (``EluBackward1``)."""
+    return elu(input, alpha, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``F.hardtanh_``: ``hardtanh(input, min_val, max_val, inplace=True)``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+__all__ += ["relu_", "leaky_relu_", "elu_", "hardtanh_"]
+
 from ..ops.loss import (  # noqa: E402
     binary_cross_entropy, binary_cross_entropy_with_logits, huber_loss, kl_div, l1_loss, smooth_l1_loss,
 )
@@ -228,6 +251,11 @@ from ..ops.normalization import group_norm, instance_norm, rms_norm  # noqa: E40
 
 __all__ += ["cosine_similarity", "normalize", "pairwise_distance", "group_norm", "instance_norm", "rms_norm"]
 
+from ..ops.linalg import pdist  # noqa: E402
+from ..ops.activation import celu_, selu_, threshold_  # noqa: E402  (torch.nn.functional's in-place forms)
+
+__all__ += ["pdist", "celu_", "selu_", "threshold_"]
+
 from ..ops.loss import (  # noqa: E402
     cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss, margin_ranking_loss, multi_margin_loss,
     multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss, triplet_margin_loss,
@@ -252,9 +280,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 __all__ += ["rrelu", "rrelu_"]
 
-from ..ops.upsampling import pixel_shuffle, pixel_unshuffle  # noqa: E402
+from ..ops.upsampling import channel_shuffle, pixel_shuffle, pixel_unshuffle  # noqa: E402
 
-__all__ += ["pixel_shuffle", "pixel_unshuffle"]
+__all__ += ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
 
 # -- attention: the fused op or PyTorch's math path (ops/attention.py) -------------------------------
 

@@ -38,15 +38,16 @@ __all__ = [
 class Linear(Module):
     """``y = x @ W.T + b`` with ``W`` of shape (out_features, in_features), PyTorch's default init."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None) -> None:
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
         super().__init__()
         for nm, v in (("in_features", in_features), ("out_features", out_features)):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = _new_parameter((out_features, in_features), dtype)
-        self.bias = _new_parameter((out_features,), dtype) if bias else None
+        self.weight = _new_parameter((out_features, in_features), dtype, device=device)
+        self.bias = _new_parameter((out_features,), dtype, device=device) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -73,8 +74,8 @@ class Bilinear(Module):
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = _new_parameter((out_features, in1_features, in2_features), dtype)
-        self.bias = _new_parameter((out_features,), dtype) if bias else None
+        self.weight = _new_parameter((out_features, in1_features, in2_features), dtype, device=device)
+        self.bias = _new_parameter((out_features,), dtype, device=device) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -337,7 +338,7 @@ class Embedding(Module):
         self.padding_idx, self.max_norm, self.norm_type = padding_idx, max_norm, norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
+            self.weight = _new_parameter((num_embeddings, embedding_dim), dtype, device=device)
             self.weight.requires_grad_(not _freeze)
             self.reset_parameters()
         else:
@@ -400,7 +401,7 @@ class EmbeddingBag(Module):
             padding_idx = padding_idx + num_embeddings if padding_idx < 0 else padding_idx
         self.padding_idx = padding_idx
         if _weight is None:
-            self.weight = _new_parameter((num_embeddings, embedding_dim), dtype)
+            self.weight = _new_parameter((num_embeddings, embedding_dim), dtype, device=device)
             self.reset_parameters()
         else:
             if list(_weight.shape) != [num_embeddings, embedding_dim]:
@@ -451,12 +452,12 @@ class LayerNorm(Module):
     """Normalise over the last dims; learnable ``weight`` (ones) and ``bias`` (zeros)."""
 
     def __init__(self, normalized_shape: Any, eps: float = 1e-5, elementwise_affine: bool = True,
-                 bias: bool = True, dtype: Any = None) -> None:
+                 bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        self.weight = _new_parameter(self.normalized_shape, dtype, 1.0) if elementwise_affine else None
-        self.bias = _new_parameter(self.normalized_shape, dtype) if elementwise_affine and bias else None
+        self.weight = _new_parameter(self.normalized_shape, dtype, 1.0, device) if elementwise_affine else None
+        self.bias = _new_parameter(self.normalized_shape, dtype, 0.0, device) if elementwise_affine and bias else None
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -469,18 +470,18 @@ class _BatchNorm(Module):
     expected_dims: tuple[int, ...] = ()
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, dtype: Any = None) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = _new_parameter(num_features, dt, 1.0) if affine else None
-        self.bias = _new_parameter(num_features, dt) if affine else None
+        self.weight = _new_parameter(num_features, dt, 1.0, device) if affine else None
+        self.bias = _new_parameter(num_features, dt, 0.0, device) if affine else None
         if track_running_stats:
-            self.register_buffer("running_mean", _on_default_device(Tensor._make(np.zeros(num_features, dt.np), dt)))
-            self.register_buffer("running_var", _on_default_device(Tensor._make(np.ones(num_features, dt.np), dt)))
+            self.register_buffer("running_mean", _on_default_device(Tensor._make(np.zeros(num_features, dt.np), dt), device))
+            self.register_buffer("running_var", _on_default_device(Tensor._make(np.ones(num_features, dt.np), dt), device))
             self.register_buffer("num_batches_tracked",
-                                 _on_default_device(Tensor._make(np.zeros((), np.int64), _dt.int64)))
+                                 _on_default_device(Tensor._make(np.zeros((), np.int64), _dt.int64), device))
         else:
             self.running_mean = self.running_var = None
 
@@ -512,6 +513,12 @@ class BatchNorm2d(_BatchNorm):
     """Batch norm over ``(N, C, H, W)``."""
 
     expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over ``(N, C, D, H, W)``."""
+
+    expected_dims = (5,)
 
 def _implicit_dim(name: str, dim: int | None, input: Tensor) -> int:
     """``dim`` or, when it is None, PyTorch's implicit choice (``torch/nn/functional.py``'s

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd_meta import AutogradMeta
-from ..devices import default_device
+from ..devices import canonical_device, default_device
 from ..tensor import Tensor
 from ..tracing import bus, provenance
 from .module_hooks import HookHandle, HookView, ModuleHooks, call_with_hooks
@@ -26,6 +26,8 @@ class Parameter(Tensor):
     """A leaf tensor that requires grad and is registered by the Module it is assigned to."""
 
     __slots__ = ()
+    # Printed as PyTorch's (``<class 'torch.nn.parameter.Parameter'>``): minigrad.nn.parameter exports it too.
+    __module__ = "minigrad.nn.parameter"
 
     def __new__(cls, data: Tensor, requires_grad: bool = True) -> "Parameter":
         if not isinstance(data, Tensor):
@@ -52,8 +54,9 @@ class Parameter(Tensor):
         return out
 
 
-def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0) -> Parameter:
-    """A Parameter of ``shape`` filled with ``fill``, of ``dtype`` (the default float dtype when ``None``).
+def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0, device: Any = None) -> Parameter:
+    """A Parameter of ``shape`` filled with ``fill``, of ``dtype`` (the default float dtype when ``None``), on
+    ``device`` (the default device when ``None``).
 
     The layers create their parameters with it; their ``reset_parameters`` then draws the values.
 
@@ -62,13 +65,14 @@ def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0) 
         [1.0, 1.0]
     """
     dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
-    return Parameter(_on_default_device(Tensor._make(np.full(shape, fill, dtype=dt.np), dt)))
+    return Parameter(_on_default_device(Tensor._make(np.full(shape, fill, dtype=dt.np), dt), device))
 
 
-def _on_default_device(t: Tensor) -> Tensor:
-    """``t`` (made on the CPU) moved to the default device: a new layer's parameters and buffers go where
-    ``mg.set_default_device`` says, as PyTorch's."""
-    device = default_device()
+def _on_default_device(t: Tensor, device: Any = None) -> Tensor:
+    """``t`` (made on the CPU) moved to ``device``, a layer's ``device=`` argument, or where none is given to
+    the default device: a new layer's parameters and buffers go where ``mg.set_default_device`` says, as
+    PyTorch's."""
+    device = default_device() if device is None else canonical_device(device)
     return t if device == "cpu" else t.to(device)
 
 
@@ -220,6 +224,23 @@ class Module(ModuleStateMixin):
     def _forward_hooks(self) -> "HookView":
         """The forward hooks by id, in the order they run."""
         return HookView(self._hooks().forward)
+
+    @property
+    def _state_dict_pre_hooks(self) -> "HookView":
+        return HookView(self._hooks().state_dict_pre)
+
+    @property
+    def _state_dict_hooks(self) -> "HookView":
+        """The state-dict post-hooks by id (``nn.utils.spectral_norm`` keeps one)."""
+        return HookView(self._hooks().state_dict)
+
+    @property
+    def _load_state_dict_pre_hooks(self) -> "HookView":
+        return HookView(self._hooks().load_state_dict_pre)
+
+    @property
+    def _load_state_dict_post_hooks(self) -> "HookView":
+        return HookView(self._hooks().load_state_dict_post)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")

@@ -108,13 +108,19 @@ class HookView(MutableMapping):
 class ModuleHooks:
     """A module's hooks, each list of ``(id, fn, options)`` in the order they run."""
 
-    __slots__ = ("forward_pre", "forward", "backward_pre", "backward")
+    __slots__ = ("forward_pre", "forward", "backward_pre", "backward",
+                 "state_dict_pre", "state_dict", "load_state_dict_pre", "load_state_dict_post")
 
     def __init__(self) -> None:
         self.forward_pre: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
         self.forward: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
         self.backward_pre: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
         self.backward: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
+        # state_dict's and load_state_dict's hooks (``module_state.py``), which no forward or backward reads
+        self.state_dict_pre: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
+        self.state_dict: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
+        self.load_state_dict_pre: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
+        self.load_state_dict_post: list[tuple[int, Callable[..., Any], dict[str, bool]]] = []
 
     def add(self, kind: str, fn: Callable[..., Any], prepend: bool, **options: bool) -> HookHandle:
         if not callable(fn):

@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator
 
@@ -27,9 +28,15 @@ from ..devices import CHANNELS_LAST, array_module, as_memory_format, is_contiguo
 from ..kernels.backends import canonical_device, move_array, to_numpy
 from ..kernels.strided import channels_last_copy
 from ..autograd.grad_mode import no_grad
+from ..size import Size
 from ..tensor import Tensor
 
 __all__ = ["ModuleStateMixin", "IncompatibleKeys"]
+
+
+def _is_lazy(t: Tensor) -> bool:
+    """An uninitialized parameter or buffer of a lazy layer (``nn/parameter.py``, which imports this module)."""
+    return hasattr(t, "materialize")
 
 class IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns (PyTorch's ``_IncompatibleKeys``): it prints
@@ -124,30 +131,85 @@ class ModuleStateMixin:
 
     # -- state dict --------------------------------------------------------------
 
-    def state_dict(self, prefix: str = "") -> "OrderedDict[str, Tensor]":
-        """Every parameter and persistent buffer by dotted name, as detached tensors sharing storage."""
-        out: OrderedDict[str, Tensor] = OrderedDict()
-        for mod_name, mod in self.named_modules(prefix.rstrip(".")):
-            pre = f"{mod_name}." if mod_name else ""
-            for name, p in mod._parameters.items():
-                if p is not None:
-                    out[pre + name] = p.detach()
-            for name, b in mod._buffers.items():
-                if b is not None and name not in mod._non_persistent:
-                    out[pre + name] = b.detach()
-        return out
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False) -> Any:
+        """Every parameter and persistent buffer by dotted name, as detached tensors sharing storage (the
+        tensors themselves with ``keep_vars``), into ``destination`` (a new ``OrderedDict`` by default), as
+        PyTorch's recursion: a module's state-dict pre-hooks, its own tensors, its children's (a module
+        shared by two parents under both names), then its post-hooks. ``_metadata`` holds each module's
+        ``{"version": 1}``."""
+        if args:  # PyTorch's old positional form: (destination, prefix, keep_vars)
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
+                          "for details.", FutureWarning, stacklevel=2)
+            destination, prefix, keep_vars = (*args, destination, prefix, keep_vars)[:3] if len(args) == 1 else \
+                (*args, keep_vars)[:3] if len(args) == 2 else args[:3]
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        hooks = self.__dict__.get("_module_hooks")
+        for _, fn, _ in (hooks.state_dict_pre if hooks else ()):
+            fn(self, prefix, keep_vars)
+        local_metadata = {"version": 1}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
+        for name, t in self._own_state().items():  # (an uninitialized one as itself: it has no values to share)
+            destination[prefix + name] = t if keep_vars or _is_lazy(t) else t.detach()
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination=destination, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
+        for _, fn, options in (hooks.state_dict if hooks else ()):
+            result = fn(self, destination, prefix, local_metadata)
+            if options.get("public"):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
+        return destination
+
+    def _own_state(self) -> "OrderedDict[str, Tensor]":
+        """This module's parameters and persistent buffers (not its children's), by name."""
+        own: OrderedDict[str, Tensor] = OrderedDict((n, p) for n, p in self._parameters.items() if p is not None)
+        own.update((n, b) for n, b in self._buffers.items() if b is not None and n not in self._non_persistent)
+        return own
+
+    def _state_modules(self, prefix: str = "") -> Iterator[tuple[str, Any]]:
+        """``(prefix with its dot, module)`` in ``state_dict``'s order, a shared module under each name."""
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is not None:
+                yield from child._state_modules(f"{prefix}{name}.")
 
     def _state_targets(self) -> "OrderedDict[str, Tensor]":
-        out: OrderedDict[str, Tensor] = OrderedDict()
-        for mod_name, mod in self.named_modules():
-            pre = f"{mod_name}." if mod_name else ""
-            for name, p in mod._parameters.items():
-                if p is not None:
-                    out[pre + name] = p
-            for name, b in mod._buffers.items():
-                if b is not None and name not in mod._non_persistent:
-                    out[pre + name] = b
-        return out
+        return OrderedDict((pre + name, t) for pre, mod in self._state_modules() for name, t in mod._own_state().items())
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., None]) -> Any:
+        """Run ``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module's tensors."""
+        return self._hooks().add("state_dict_pre", hook, False)
+
+    def register_state_dict_post_hook(self, hook: Callable[..., None]) -> Any:
+        """Run ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict`` saved this module's
+        tensors and its children's; it may change ``state_dict`` in place and must return None."""
+        return self._hooks().add("state_dict", hook, False, public=True)
+
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> Any:
+        """PyTorch's older post-hook: as ``register_state_dict_post_hook``'s, and a returned dict replaces the
+        state dict."""
+        return self._hooks().add("state_dict", hook, False)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., None]) -> Any:
+        """Run ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before ``load_state_dict`` reads this module's keys; it may rename or add keys in
+        ``state_dict`` (a copy of the one given)."""
+        return self._hooks().add("load_state_dict_pre", hook, False, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable[..., None], with_module: bool = False) -> Any:
+        """The pre-hook without the module as its first argument, unless ``with_module``."""
+        return self._hooks().add("load_state_dict_pre", hook, False, with_module=with_module)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., None]) -> Any:
+        """Run ``hook(module, incompatible_keys)`` once the keys are matched; it may remove keys from the
+        two lists (a strict load then raises only for those left) and must return None."""
+        return self._hooks().add("load_state_dict_post", hook, False)
 
     def load_state_dict(self, state_dict: Any, strict: bool = True) -> IncompatibleKeys:
         """Copy values from ``state_dict`` into the parameters and buffers (they stay the same objects).
@@ -155,32 +217,55 @@ class ModuleStateMixin:
         With ``strict`` (the default) a missing or unexpected key is an error, as
         in PyTorch; otherwise they are reported in the returned
         ``(missing_keys, unexpected_keys)``. A shape mismatch is always an error;
-        nothing is changed when any error is raised.
+        nothing is changed when any error is raised. Each module's load pre-hooks run first (on a copy
+        of ``state_dict``, parents before children), its post-hooks once the keys are matched - before
+        the values are copied, where PyTorch's run after, so that a refused load changes nothing.
         """
         if not hasattr(state_dict, "items"):
             raise TypeError(f"load_state_dict(): expected a dict, but got {type(state_dict).__name__}")
+        metadata = getattr(state_dict, "_metadata", None)
+        state_dict = OrderedDict(state_dict)
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        modules = list(self._state_modules())
+        for pre, mod in modules:
+            hooks = mod.__dict__.get("_module_hooks")
+            for _, fn, options in (hooks.load_state_dict_pre if hooks else ()):
+                local_metadata = metadata.get(pre[:-1], {}) if metadata is not None else {}
+                args = (state_dict, pre, local_metadata, True, missing, unexpected, errors)
+                fn(mod, *args) if options.get("with_module") else fn(*args)
         targets = self._state_targets()
-        missing = [k for k in targets if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in targets]
-        errors = []
-        if strict:
-            if unexpected:
-                errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
-            if missing:
-                errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+        missing += [k for k in targets if k not in state_dict]
+        unexpected += [k for k in state_dict if k not in targets]
         arrays = {}
         for key, target in targets.items():
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            if isinstance(value, Tensor):
+                value.shape  # an uninitialized one (a lazy layer's) refuses here, in PyTorch's words
             arr = to_numpy(value._data) if isinstance(value, Tensor) else np.asarray(value)
             if tuple(arr.shape) != tuple(target.shape):
                 errors.append(
-                    f"size mismatch for {key}: copying a param with shape {tuple(arr.shape)} from checkpoint, "
-                    f"the shape in current model is {tuple(target.shape)}."
+                    f"size mismatch for {key}: copying a param with shape {Size(arr.shape)} from checkpoint, "
+                    f"the shape in current model is {target.shape}."
                 )
                 continue
             arrays[key] = arr
+        keys = IncompatibleKeys(missing, unexpected)
+        for _, mod in reversed(modules):  # children's post-hooks before their parent's, as PyTorch's recursion
+            hooks = mod.__dict__.get("_module_hooks")
+            for _, fn, _ in (hooks.load_state_dict_post if hooks else ()):
+                if fn(mod, keys) is not None:
+                    raise RuntimeError("Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                                       "expected to return new values, if incompatible_keys need to be modified,"
+                                       "it should be done inplace.")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
         if errors:
             raise RuntimeError(
                 f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors)
@@ -209,6 +294,9 @@ class ModuleStateMixin:
         for _, mod in self.named_modules():
             for t in list(mod._parameters.values()) + list(mod._buffers.values()):
                 if t is None:
+                    continue
+                if _is_lazy(t):  # only what it will be materialized as (nn/parameter.py)
+                    t._retarget(dt if dt is not None and t._dtype.is_floating else None, dev)
                     continue
                 data, new_dt, new_dev = t._data, None, None
                 if dt is not None and t._dtype.is_floating and t._dtype is not dt:

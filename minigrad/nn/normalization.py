@@ -23,9 +23,11 @@ from .module import Module, Parameter, _on_default_device
 __all__ = ["GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
-def _filled(n: int, value: float, dtype: Any) -> Tensor:
-    dt = dtype or _dt.float32
-    return _on_default_device(Tensor._make(np.full((n,), value, dtype=dt.np), dt))
+def _filled(n: int, value: float, dtype: Any, device: Any) -> Tensor:
+    """``n`` values ``value`` of ``dtype`` (the default float dtype when ``None``) on ``device`` (the default
+    device when ``None``)."""
+    dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
+    return _on_default_device(Tensor._make(np.full((n,), value, dtype=dt.np), dt), device)
 
 
 class GroupNorm(Module):
@@ -37,8 +39,8 @@ class GroupNorm(Module):
         if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        self.weight = Parameter(_filled(num_channels, 1.0, dtype)) if affine else None
-        self.bias = Parameter(_filled(num_channels, 0.0, dtype)) if affine and bias else None
+        self.weight = Parameter(_filled(num_channels, 1.0, dtype, device)) if affine else None
+        self.bias = Parameter(_filled(num_channels, 0.0, dtype, device)) if affine and bias else None
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -57,8 +59,8 @@ class RMSNorm(Module):
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.normalized_shape, self.eps, self.elementwise_affine = shape, eps, elementwise_affine
         if elementwise_affine:
-            dt = dtype or _dt.float32
-            self.weight = Parameter(_on_default_device(Tensor._make(np.ones(shape, dtype=dt.np), dt)))
+            dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
+            self.weight = Parameter(_on_default_device(Tensor._make(np.ones(shape, dtype=dt.np), dt), device))
         else:
             self.weight = None
 
@@ -80,12 +82,13 @@ class _InstanceNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        self.weight = Parameter(_filled(num_features, 1.0, dtype)) if affine else None
-        self.bias = Parameter(_filled(num_features, 0.0, dtype)) if affine and bias else None
+        self.weight = Parameter(_filled(num_features, 1.0, dtype, device)) if affine else None
+        self.bias = Parameter(_filled(num_features, 0.0, dtype, device)) if affine and bias else None
         if track_running_stats:
-            self.register_buffer("running_mean", _filled(num_features, 0.0, dtype))
-            self.register_buffer("running_var", _filled(num_features, 1.0, dtype))
-            self.register_buffer("num_batches_tracked", _on_default_device(Tensor._make(np.zeros((), np.int64), _dt.int64)))
+            self.register_buffer("running_mean", _filled(num_features, 0.0, dtype, device))
+            self.register_buffer("running_var", _filled(num_features, 1.0, dtype, device))
+            self.register_buffer("num_batches_tracked",
+                                 _on_default_device(Tensor._make(np.zeros((), np.int64), _dt.int64), device))
         else:
             self.running_mean = self.running_var = None
 

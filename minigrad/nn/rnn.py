@@ -54,9 +54,9 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 
 
-def _uniform(shape: tuple[int, ...], bound: float, dtype: Any) -> Parameter:
-    """A parameter drawn from ``uniform(-bound, bound)`` by the default generator (nn.init's draw)."""
-    p = _new_parameter(shape, dtype)
+def _uniform(shape: tuple[int, ...], bound: float, dtype: Any, device: Any) -> Parameter:
+    """A parameter on ``device`` drawn from ``uniform(-bound, bound)`` by the default generator (nn.init's draw)."""
+    p = _new_parameter(shape, dtype, device=device)
     init.uniform_(p, -bound, bound)
     return p
 
@@ -185,7 +185,7 @@ class RNNBase(Module):
                 if proj_size:
                     shapes.append((f"weight_hr{suffix}", (proj_size, hidden_size)))
                 for pname, shape in shapes:
-                    setattr(self, pname, _uniform(shape, bound, dtype))
+                    setattr(self, pname, _uniform(shape, bound, dtype, device))
                     self._flat_weights_names.append(pname)
 
     # -- checks (all before the first op: a failed call leaves no node) ---------------------
@@ -373,11 +373,11 @@ class RNNCellBase(Module):
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         rows = _GATES[self._mode] * hidden_size
         bound = 1.0 / math.sqrt(hidden_size)
-        self.weight_ih = _uniform((rows, input_size), bound, dtype)
-        self.weight_hh = _uniform((rows, hidden_size), bound, dtype)
+        self.weight_ih = _uniform((rows, input_size), bound, dtype, device)
+        self.weight_hh = _uniform((rows, hidden_size), bound, dtype, device)
         if bias:
-            self.bias_ih = _uniform((rows,), bound, dtype)
-            self.bias_hh = _uniform((rows,), bound, dtype)
+            self.bias_ih = _uniform((rows,), bound, dtype, device)
+            self.bias_hh = _uniform((rows,), bound, dtype, device)
         else:
             self.bias_ih = self.bias_hh = None
 

@@ -57,16 +57,16 @@ __all__ = [
 ]
 
 
-def _xavier_uniform(shape: tuple[int, int], dtype: Any) -> Parameter:
+def _xavier_uniform(shape: tuple[int, int], dtype: Any, device: Any = None) -> Parameter:
     """``uniform(-a, a)`` with ``a = sqrt(6 / (fan_in + fan_out))`` (Glorot), as ``nn.init.xavier_uniform_``."""
-    p = _new_parameter(shape, dtype)
+    p = _new_parameter(shape, dtype, device=device)
     init.xavier_uniform_(p)
     return p
 
 
-def _xavier_normal(shape: tuple[int, ...], dtype: Any) -> Parameter:
+def _xavier_normal(shape: tuple[int, ...], dtype: Any, device: Any = None) -> Parameter:
     """``normal(0, sqrt(2 / (fan_in + fan_out)))`` (Glorot), as ``nn.init.xavier_normal_``."""
-    p = _new_parameter(shape, dtype)
+    p = _new_parameter(shape, dtype, device=device)
     init.xavier_normal_(p)
     return p
 
@@ -126,22 +126,22 @@ class MultiheadAttention(Module):
         if self.head_dim * num_heads != embed_dim:
             raise AssertionError("embed_dim must be divisible by num_heads")
         # PyTorch's order of draws: out_proj (a Linear) first, then the Glorot in-projections.
-        out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, dtype=dtype)
+        out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, device=device, dtype=dtype)
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = _xavier_uniform((3 * embed_dim, embed_dim), dtype)
+            self.in_proj_weight = _xavier_uniform((3 * embed_dim, embed_dim), dtype, device)
             self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
         else:
-            self.q_proj_weight = _xavier_uniform((embed_dim, embed_dim), dtype)
-            self.k_proj_weight = _xavier_uniform((embed_dim, self.kdim), dtype)
-            self.v_proj_weight = _xavier_uniform((embed_dim, self.vdim), dtype)
+            self.q_proj_weight = _xavier_uniform((embed_dim, embed_dim), dtype, device)
+            self.k_proj_weight = _xavier_uniform((embed_dim, self.kdim), dtype, device)
+            self.v_proj_weight = _xavier_uniform((embed_dim, self.vdim), dtype, device)
             self.in_proj_weight = None
-        self.in_proj_bias = _new_parameter((3 * embed_dim,), dtype) if bias else None
+        self.in_proj_bias = _new_parameter((3 * embed_dim,), dtype, device=device) if bias else None
         if bias:
-            out_proj.bias = _new_parameter((embed_dim,), dtype)
+            out_proj.bias = _new_parameter((embed_dim,), dtype, device=device)
         self.out_proj = out_proj
         if add_bias_kv:  # a learned extra key and value every query may attend to
-            self.bias_k = _xavier_normal((1, 1, embed_dim), dtype)
-            self.bias_v = _xavier_normal((1, 1, embed_dim), dtype)
+            self.bias_k = _xavier_normal((1, 1, embed_dim), dtype, device)
+            self.bias_v = _xavier_normal((1, 1, embed_dim), dtype, device)
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn  # an extra all-zero key and value per head
@@ -322,15 +322,15 @@ class _FeedForwardLayer(Module):
 
     def _build_feedforward(self, d_model: int, dim_feedforward: int, dropout: float,
                            activation: str | Callable[[Tensor], Tensor], layer_norm_eps: float, norm_first: bool,
-                           bias: bool, dtype: Any, sublayers: int) -> None:
+                           bias: bool, device: Any, dtype: Any, sublayers: int) -> None:
         """``linear1``, ``dropout``, ``linear2``, then one ``norm<i>`` and ``dropout<i>`` per sublayer, in
         PyTorch's order (the order of the parameters' draws and of ``state_dict``)."""
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = norm_first
         for i in range(1, sublayers + 1):
-            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype))
         for i in range(1, sublayers + 1):
             setattr(self, f"dropout{i}", Dropout(dropout))
         if isinstance(activation, Module):
@@ -372,9 +372,9 @@ class TransformerEncoderLayer(_FeedForwardLayer):
                  dtype: Any = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            dtype=dtype)
+                                            device=device, dtype=dtype)
         self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
-                                dtype, sublayers=2)
+                                device, dtype, sublayers=2)
         self.batch_first = batch_first
 
     def _ff_block(self, x: Tensor) -> Tensor:
@@ -423,11 +423,11 @@ class TransformerDecoderLayer(_FeedForwardLayer):
                  dtype: Any = None) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            dtype=dtype)
+                                            device=device, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, dtype=dtype)
+                                                 batch_first=batch_first, device=device, dtype=dtype)
         self._build_feedforward(d_model, dim_feedforward, dropout, activation, layer_norm_eps, norm_first, bias,
-                                dtype, sublayers=3)
+                                device, dtype, sublayers=3)
 
     def _mha_block(self, x: Tensor, mem: Tensor, attn_mask: Any, key_padding_mask: Any, is_causal: bool) -> Tensor:
         return self.dropout2(self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -472,7 +472,7 @@ class TransformerDecoder(Module):
 
 def _xavier_uniform_(p: Parameter) -> None:
     """Redraw a 2-D parameter from Glorot's uniform (the draw of ``_xavier_uniform``)."""
-    p._data[...] = _xavier_uniform(tuple(p.shape), p.dtype)._data
+    p._data[...] = _xavier_uniform(tuple(p.shape), p.dtype, p.device)._data
 
 
 class Transformer(Module):
@@ -493,16 +493,16 @@ class Transformer(Module):
             self.encoder = custom_encoder
         else:
             layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
+                                            batch_first, norm_first, bias, device=device, dtype=dtype)
             self.encoder = TransformerEncoder(layer, num_encoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype))
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
-                                            batch_first, norm_first, bias, dtype=dtype)
+                                            batch_first, norm_first, bias, device=device, dtype=dtype)
             self.decoder = TransformerDecoder(layer, num_decoder_layers,
-                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype))
+                                              LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype))
         for p in self.parameters():
             if p.ndim > 1:
                 _xavier_uniform_(p)

@@ -79,3 +79,20 @@ class PixelUnshuffle(Module):
 
 
 __all__ += ["PixelShuffle", "PixelUnshuffle"]
+
+
+class ChannelShuffle(Module):
+    """The channels of ``(N, C, *)`` split into ``groups`` groups and interleaved (ShuffleNet's shuffle)."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
+
+
+__all__ += ["ChannelShuffle"]

@@ -314,7 +314,7 @@ leaky_relu_ = _inplace_twin(leaky_relu, leaky_relu_cpu, "leaky_relu's values, fo
                                                       "its node (LeakyReluBackward1) saves the result")
 elu_ = _inplace_twin(elu, elu_cpu, "elu's values, for F.elu(x, inplace=True) and selu's: its node (EluBackward1) "
                                    "saves the result")
-celu_ = _inplace_twin(_celu_op, celu_cpu, "celu's values, for F.celu(x, inplace=True): its node (CeluBackward1) "
+_celu_inplace_op = _inplace_twin(_celu_op, celu_cpu, "celu's values, for F.celu(x, inplace=True): its node (CeluBackward1) "
                                           "saves the result")
 
 
@@ -340,7 +340,7 @@ def elu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
     return (_elu_slope(ctx.ops, grad, out, a["alpha"], a["scale"], a["input_scale"], is_result=True),)
 
 
-@celu_.def_backward
+@_celu_inplace_op.def_backward
 def celu_inplace_backward(ctx: Any, grad: Any) -> tuple[Any]:
     """``_elu_slope`` of the result with ``scale = 1``, ``input_scale = 1 / alpha`` (PyTorch's formula for celu_)."""
     (out,) = ctx.saved()
@@ -837,7 +837,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``: the ``celu`` op (``CeluBackward0``, as PyTorch's)."""
     check_tensor("celu", "input", 0, input)
     if inplace:  # torch.celu_ (CeluBackward1)
-        return run_inplace(input, "celu_", lambda: celu_(input, alpha))
+        return run_inplace(input, "celu_", lambda: _celu_inplace_op(input, alpha))
     return _celu_op(input, alpha)
 
 
@@ -1001,10 +1001,10 @@ def threshold_formula(ctx: Any, grad: Any) -> tuple[Any]:
 register_kernel("threshold_", Backend.CPU, dtypes=NUMERIC_DTYPES, name="cpu/threshold_")(threshold_cpu)
 #: ``threshold_``, PyTorch's in-place overload (``ThresholdBackward1``): threshold's values and formula, its node
 #: saving the input as it was before the op wrote into it
-threshold_ = defop("threshold_", inputs=("x",), attrs=_threshold_op.attrs, infer_meta=im.same, save=("x",),
+_threshold_inplace_op = defop("threshold_", inputs=("x",), attrs=_threshold_op.attrs, infer_meta=im.same, save=("x",),
                    gpu=_threshold_op.gpu_elementwise, out=False,
                    doc="threshold's values, for F.threshold(x, threshold, value, inplace=True) (ThresholdBackward1)")
-threshold_.def_backward(threshold_formula)
+_threshold_inplace_op.def_backward(threshold_formula)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -1012,7 +1012,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     ``inplace``, ``threshold_`` written into ``input`` (``ThresholdBackward1``)."""
     check_tensor("threshold", "input", 0, input)
     if inplace:
-        return run_inplace(input, "threshold_", lambda: threshold_(input, threshold, value))
+        return run_inplace(input, "threshold_", lambda: _threshold_inplace_op(input, threshold, value))
     return _threshold_op(input, threshold, value)
 
 
@@ -1179,3 +1179,27 @@ def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
 gelu.op = _gelu_op  # type: ignore[attr-defined]
 softmax.op = _softmax_op  # type: ignore[attr-defined]
 log_softmax.op = _log_softmax_op  # type: ignore[attr-defined]
+
+
+# -- PyTorch's torch.* forms of activations minigrad otherwise has in F: hardshrink, threshold, and the in-place
+#    threshold_, celu_, selu_ (torch's functions; Tensor has no such methods)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In place: ``input`` where ``input > threshold``, ``value`` elsewhere (``torch.threshold_``;
+    ``ThresholdBackward1``)."""
+    check_tensor("threshold_", "input", 0, input)
+    return run_inplace(input, "threshold_", lambda: _threshold_inplace_op(input, threshold, value))
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In place: ``celu(input, alpha)`` written into ``input`` (``torch.celu_``; ``CeluBackward1``)."""
+    return celu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In place: ``selu(input)`` written into ``input`` (``torch.selu_``; ``EluBackward1``, as PyTorch's elu_)."""
+    return selu(input, inplace=True)
+
+
+__all__ += ["hardshrink", "threshold", "threshold_", "celu_", "selu_"]

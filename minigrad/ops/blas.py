@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -37,11 +38,11 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_tensors
 from .linalg import matmul
-from .math import add, mul
+from .math import add, clone, mul
 from .reduce import sum as _sum
 from ._checks import check_dims
 from .registry import Attr, call_with_out, defop, type_name
-from .shape import expand, permute, reshape, unsafe_view
+from .shape import expand, permute, reshape, unsafe_view, view
 
 __all__ = ["dot", "vdot", "inner", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
            "cross", "bilinear"]
@@ -572,3 +573,83 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     x2 = reshape(input2, (-1, input2.shape[-1]))
     out = reshape(trilinear_op(x1, weight, x2, [1, 3], [0], [1, 2], [2, 3]), out_shape)
     return out if bias is None else add(out, bias)
+
+
+# -- chain_matmul: the product of a chain of matrices, in the cheapest order ---------------------------------------
+
+_CHAIN_MATMUL_WARNED = [False]  # PyTorch warns once per process (TORCH_WARN_ONCE)
+
+
+def _chain_order(dims: list[int]) -> list[list[int]]:
+    """The split ``s[i][j]`` of each sub-chain ``i..j`` that costs the fewest multiplications, for matrices
+    ``k`` of shape ``dims[k] x dims[k + 1]`` (the textbook dynamic programme PyTorch's ``multi_dot`` runs; of equal
+    costs the first split)."""
+    n = len(dims) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] < 0 or c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, k
+    return split
+
+
+def _multiply_chain(matrices: list[Tensor]) -> Tensor:
+    """PyTorch's ``multi_dot`` of 2-D matrices: ``mm``s in the cheapest order (for three, its closed form), then a
+    ``view`` to the result's shape (``ViewBackward0`` over ``MmBackward0``)."""
+    if len(matrices) == 2:
+        out = mm(*matrices)
+    elif len(matrices) == 3:
+        a, b = matrices[0].shape
+        c, d = matrices[2].shape
+        first, second, third = matrices
+        out = mm(first, mm(second, third)) if a * c * (b + d) > b * d * (a + c) else mm(mm(first, second), third)
+    else:
+        split = _chain_order([m.shape[0] for m in matrices] + [matrices[-1].shape[1]])
+
+        def product(i: int, j: int) -> Tensor:
+            return matrices[i] if i == j else mm(product(i, split[i][j]), product(split[i][j] + 1, j))
+
+        out = product(0, len(matrices) - 1)
+    return view(out, (matrices[0].shape[0], matrices[-1].shape[1]))
+
+
+def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
+    """The product of the 2-D ``matrices``, in the order of fewest multiplications (``torch.chain_matmul``,
+    deprecated in PyTorch for ``torch.linalg.multi_dot``, whose warning it gives once). Composite, PyTorch's:
+    one matrix is cloned (``CloneBackward0``), more are ``multi_dot``'s ``mm``s and ``view``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.chain_matmul(mg.eye(2), mg.tensor([[1.0, 2.0], [3.0, 4.0]])).tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
+    if not _CHAIN_MATMUL_WARNED[0]:
+        _CHAIN_MATMUL_WARNED[0] = True
+        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                      "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                      "multiple parameters.", UserWarning, stacklevel=2)
+    if out is not None:  # NOTE [ out= ] in ops/registry.py
+        return call_with_out("chain_matmul", out, chain_matmul, matrices)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for k, m in enumerate(matrices):
+        if not isinstance(m, Tensor):
+            raise TypeError(f"chain_matmul(): argument 'matrices' must be tuple of Tensors, but found element of type "
+                            f"{type_name(m)} at pos {k}")
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    if len(matrices) == 1:
+        return clone(matrices[0], memory_format="contiguous_format")
+    for k in range(len(matrices) - 1):
+        if matrices[k].shape[1] != matrices[k + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {k} and {k + 1} with shapes {list(matrices[k].shape)} and "
+                               f"{list(matrices[k + 1].shape)} cannot be multiplied")
+    return _multiply_chain(list(matrices))
+
+
+__all__ += ["chain_matmul"]

@@ -1,9 +1,10 @@
 """Moving, splitting and stacking dims: ``movedim``/``moveaxis``, ``swapaxes``/``swapdims``, ``unflatten``,
 ``ravel``, ``atleast_1d/2d/3d``, ``hstack``, ``vstack``/``row_stack``, ``dstack``, ``column_stack``,
-``cartesian_prod``, ``block_diag``.
+``cartesian_prod``, ``combinations``, ``block_diag``.
 
 All composites of ``permute``, ``transpose``, ``reshape``, ``unsqueeze`` and ``cat``
-(``concat``), as PyTorch's own are: their gradients are those ops'. ``block_diag`` is an op,
+(``concat``), as PyTorch's own are: their gradients are those ops' (``combinations`` takes its
+cells from a ``meshgrid`` with ``masked_select``). ``block_diag`` is an op,
 as PyTorch's (``BlockDiagBackward0``).
 
 Example:
@@ -16,23 +17,28 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..creation import zeros
+from .. import dtypes as _dt
+from ..creation import empty, zeros
 from ..dtypes import ALL_DTYPES
 from ..kernels.array_kernels import block_diag_arrays
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_int, check_shape, check_tensor, wrap_dim
+from ._constants import constant
+from .indexing import masked_select
 from .registry import Input, defop, type_name
 from .repeat import meshgrid
 from .shape import concat, permute, reshape, stack, transpose, unsqueeze, view
 
 __all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", "atleast_1d", "atleast_2d",
-           "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "block_diag"]
+           "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "cartesian_prod", "combinations", "block_diag",
+           "adjoint"]
 
 
 def _axis(op: str, d: Any, ndim: int) -> int:
@@ -77,6 +83,19 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """``transpose(input, dim0, dim1)``."""
     check_tensor("swapdims", "input", 0, input)
     return transpose(input, check_int("swapdims", "dim0", 1, dim0), check_int("swapdims", "dim1", 2, dim1))
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (``torch.adjoint``, ``Tensor.adjoint``): for minigrad's real
+    tensors ``transpose(input, -2, -1)``, a view (``TransposeBackward0``). A 0-d tensor is returned as it is, with
+    PyTorch's deprecation warning."""
+    check_tensor("adjoint", "input", 0, input)
+    if input.ndim == 0:
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return input
+    if input.ndim == 1:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(input, -2, -1)
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
@@ -186,6 +205,34 @@ def cartesian_prod(*tensors: Tensor) -> Tensor:
         return ts[0]
     grids = meshgrid(*ts, indexing="ij")
     return stack([reshape(g, (-1,)) for g in grids], 1)
+
+
+def _combination_mask(n: int, r: int, with_replacement: bool) -> np.ndarray:
+    """Which cells of the ``n x ... x n`` (``r`` dims) grid hold a combination: indices strictly increasing
+    along the dims (non-decreasing ``with_replacement``)."""
+    index = np.indices((n,) * r, sparse=True)
+    mask = np.ones((n,) * r, dtype=bool)
+    for a, b in zip(index[:-1], index[1:]):
+        mask &= (a <= b) if with_replacement else (a < b)
+    return mask
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """Every length-``r`` combination of the 1-D ``input``'s elements, one row each, in lexicographic order of
+    their positions (``torch.combinations``; Python's ``itertools.combinations``, or
+    ``combinations_with_replacement``). Composite, as PyTorch's: ``meshgrid`` of ``r`` copies of ``input``,
+    each grid's combination cells taken with ``masked_select``, the columns stacked (``StackBackward0`` over
+    ``MaskedSelectBackward0``s)."""
+    check_tensor("combinations", "input", 0, input)
+    check_int("combinations", "r", 1, r)
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty((0,), dtype=input.dtype, device=input.device)
+    mask = constant(_combination_mask(input.shape[0], r, bool(with_replacement)), input, _dt.bool_)
+    return stack([masked_select(g, mask) for g in meshgrid(*[input] * r, indexing="ij")], 1)
 
 
 def _block_shapes(shapes: Sequence[tuple[int, ...]]) -> list[tuple[int, int]]:

@@ -31,14 +31,15 @@ from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES, cpp_type_name
 from ..kernels import infer_meta as im
-from ..kernels.array_kernels import diag_embed_arrays, nonzero_positions
+from ..kernels.array_kernels import (SOURCE_TOO_SMALL, diag_embed_arrays, mask_count, masked_scatter_arrays,
+                                     masked_scatter_backward_arrays, nonzero_positions, put_arrays)
 from ..kernels.backends import move_array, to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.strided import empty_read_shape, index_target
 from ..tensor import Tensor, storage_array
-from ._checks import check_int, check_shape, check_tensor, wrap_dim
+from ._checks import check_bool, check_int, check_shape, check_tensor, wrap_dim
 from .registry import OPS, Attr, Input, defop, type_name
 from .scatter_gather import _zeros
 from .shape import (_getitem_meta, _host_index, _index_error_words, _normalize_index, expand, getitem, getitem_cpu,
@@ -706,3 +707,173 @@ def _index_put(name: str, input: Tensor, indices: Any, values: Tensor, accumulat
 
 
 __all__ += ['masked_fill', 'tril', 'triu', 'index_put', 'index_put_']
+
+
+# -- writing a source's elements in order: masked_scatter (by mask) and put (at flat positions) -----------------
+
+
+def _masked_scatter_meta(op: str, x: Any, mask: Any, source: Any) -> Any:
+    """``x`` broadcast with ``mask`` (PyTorch's ``expand_outplace``), in ``x``'s dtype; ``source`` of that dtype."""
+    if mask.dtype != np.bool_:
+        raise ShapeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                         f"{scalar_type_name(mask.dtype)}")
+    if source.dtype != x.dtype:  # (PyTorch's words, without the space after "got")
+        raise ShapeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                         f"{scalar_type_name(x.dtype)} and {scalar_type_name(source.dtype)}")
+    shape = x.shape if x.shape == mask.shape else im.broadcast_shapes(op, mask.shape, x.shape, ("mask", "x"))
+    return tuple(shape), x.dtype
+
+
+@register_kernel("masked_scatter", CPU, dtypes=ALL_DTYPES, name="cpu/masked_scatter")
+def masked_scatter_cpu(x, mask, source):
+    shape = x.shape if x.shape == mask.shape else np.broadcast_shapes(x.shape, mask.shape)
+    if int(mask_count(np, mask, shape)[0]) > source.size:
+        raise RuntimeError(SOURCE_TOO_SMALL)
+    return masked_scatter_arrays(np, x, mask, source)
+
+
+@register_kernel("masked_scatter_backward", CPU, dtypes=ALL_DTYPES, name="cpu/masked_scatter_backward")
+def masked_scatter_backward_cpu(grad, mask, sizes):
+    return masked_scatter_backward_arrays(np, grad, mask, sizes)
+
+
+masked_scatter_op = defop(
+    "masked_scatter",
+    inputs=("x", Input("mask", differentiable=False), "source"),
+    infer_meta=_masked_scatter_meta,
+    save=("mask",),
+    key_inputs=(0,),
+    layout="contiguous",
+    doc="x with source's elements, in order, where mask is True (mask broadcasts): PyTorch's MaskedScatterBackward0",
+)
+masked_scatter_backward_op = defop(
+    "masked_scatter_backward",
+    inputs=("grad", Input("mask", differentiable=False)),
+    attrs=(Attr("sizes"),),
+    infer_meta=lambda op, grad, mask, sizes: (tuple(sizes), grad.dtype),
+    save=("mask",),
+    key_inputs=(0,),
+    doc="source's gradient of masked_scatter: grad at the mask's True positions, zero-padded to source's shape",
+)
+
+
+@masked_scatter_op.def_backward
+def _masked_scatter_backward(ctx, g):
+    """PyTorch's: ``x`` gets ``g`` where the mask is False (summed back over broadcast dims), ``source`` the
+    values of ``g`` at the True positions, in the order they were taken."""
+    (mask,) = ctx.saved()
+    gx = _unfilled_grad(ctx, g, mask) if ctx.needs(0) else None
+    gs = ctx.ops.masked_scatter_backward(g, mask, sizes=tuple(ctx.input_shape(2))) if ctx.needs(2) else None
+    return gx, None, gs
+
+
+@masked_scatter_backward_op.def_backward
+def _masked_scatter_backward_backward(ctx, gg):
+    """The gradient's own: ``gg``'s elements put back where the mask took them (masked_scatter into zeros)."""
+    (mask,) = ctx.saved()
+    ops = ctx.ops
+    zeros = _zeros(ops, gg, tuple(ctx.input_shape(0)))
+    return ops.masked_scatter(zeros, mask, gg), None
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``input`` with ``source``'s elements, in row-major order, written where ``mask`` is True
+    (``torch.masked_scatter``; ``mask`` and ``input`` broadcast together). One op, ``MaskedScatterBackward0``:
+    ``input`` gets the gradient where nothing was written, ``source`` the gradient of each position its
+    elements went to.
+
+    Example:
+        >>> import minigrad as mg
+        >>> m = mg.tensor([True, False, True])
+        >>> mg.masked_scatter(mg.zeros(3), m, mg.tensor([7.0, 8.0, 9.0])).tolist()
+        [7.0, 0.0, 8.0]
+    """
+    check_tensor("masked_scatter", "input", 0, input)
+    check_tensor("masked_scatter", "mask", 1, mask)
+    check_tensor("masked_scatter", "source", 2, source)
+    return masked_scatter_op(input, mask, source)
+
+
+def masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """In place (``Tensor.masked_scatter_``): ``mask`` must expand to ``self``'s shape (PyTorch's
+    ``expand_inplace``, refused in its words), then ``masked_scatter``'s values are written into ``self``
+    (``MaskedScatterBackward0``)."""
+    check_tensor("masked_scatter_", "mask", 1, mask)
+    check_tensor("masked_scatter_", "source", 2, source)
+    target, have = list(self.shape), list(mask.shape)
+    if len(have) > len(target):
+        raise RuntimeError(f"expand({'CPU' if mask.device == 'cpu' else 'CUDA'}BoolType{{{have}}}, size={target}): "
+                           f"the number of sizes provided ({len(target)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({len(have)})")
+    lead = len(target) - len(have)
+    for k, n in enumerate(have):
+        if n != 1 and n != target[lead + k]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[lead + k]}) must match the existing size "
+                               f"({n}) at non-singleton dimension {lead + k}.  Target sizes: {target}.  Tensor sizes: "
+                               f"{have}")
+    return run_inplace(self, "masked_scatter_", lambda: masked_scatter_op(self, mask, source), operands=(mask, source))
+
+
+def _put_index(input: Tensor, index: Any, source: Any) -> Any:
+    """``put``'s flat positions as a non-negative int64 array, after PyTorch's checks, in its order and words."""
+    check_tensor("put", "index", 1, index)
+    check_tensor("put", "source", 2, source)
+    if index.dtype is not _dt.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{scalar_type_name(input.dtype)} and source.dtype = {scalar_type_name(source.dtype)}")
+    if index.numel() != source.numel():
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    size = input.numel()
+    if size == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    idx = _int_index("put", index, size, "", IndexError,
+                     words=lambda bad: f"out of range: tried to access index {bad} on a tensor of {size} elements.")
+    return (idx % max(size, 1)).reshape(-1)
+
+
+def _set_at(target: np.ndarray, where: Any, values: np.ndarray) -> None:
+    target[where] = values  # of repeated positions the last write stays, as PyTorch's CPU kernel leaves it
+
+
+@register_kernel("put", CPU, dtypes=ALL_DTYPES, name="cpu/put")
+def put_cpu(x, source, index, accumulate=False):
+    return put_arrays(np, x, source, index, accumulate, np.add.at, _set_at)
+
+
+put_op = defop(
+    "put", inputs=("x", "source"), attrs=(Attr("index"), Attr("accumulate", False)),
+    infer_meta=lambda op, x, source, **attrs: (tuple(x.shape), x.dtype), key_inputs=(0,),
+    doc="x read as 1-D with source's elements written (accumulate: added) at index: PyTorch's put (PutBackward0)")
+
+
+@put_op.def_backward
+def _put_backward(ctx, g):
+    """PyTorch's: ``x`` gets ``g`` (with ``accumulate``) or ``g`` with zeros put at ``index``; ``source`` the
+    values of ``g`` at ``index``, in ``source``'s shape."""
+    ops, index = ctx.ops, ctx.attrs["index"]
+    gx = gs = None
+    if ctx.needs(0):
+        gx = g if ctx.attrs["accumulate"] else ops.put(g, _zeros(ops, g, tuple(ctx.input_shape(1))), index=index)
+    if ctx.needs(1):
+        gs = ops.reshape(ops.take(g, index=index), tuple(ctx.input_shape(1)))
+    return gx, gs
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` (read as 1-D) with ``source``'s elements written at the flat positions ``index``
+    (``torch.put``; with ``accumulate`` added, repeated positions adding up). One op, ``PutBackward0``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.put(mg.zeros(2, 2), mg.tensor([0, 3, 3]), mg.tensor([1.0, 2.0, 3.0]), accumulate=True).tolist()
+        [[1.0, 0.0], [0.0, 5.0]]
+    """
+    check_tensor("put", "input", 0, input)
+    accumulate = check_bool("put", "accumulate", 3, accumulate)
+    return put_op(input, source, index=_put_index(input, index, source), accumulate=accumulate)
+
+
+__all__ += ["masked_scatter", "put"]

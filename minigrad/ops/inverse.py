@@ -9,6 +9,13 @@ For square matrices ``A`` (batched over leading dims):
   ``A`` the inverse does not exist: this formula then raises (PyTorch goes
   through the SVD there).
 
+and, from a triangular factor (the section at the end):
+
+- ``X = triangular_solve(b, A)``, ``op(A) X = b``: ``gb = op(A)^-T gX``, ``g op(A) = -gb X^T`` on ``A``'s
+  triangle, plus the gradient of the copy of ``A`` it returns;
+- ``X = cholesky_solve(b, L)``, ``L L^T X = b``: ``gb = cholesky_solve(gX, L)``, ``gL = S L`` with
+  ``S = -(gb X^T + X gb^T)``.
+
 A singular matrix makes ``inv`` and ``solve`` raise ``RuntimeError``
 (PyTorch's ``torch.linalg.LinAlgError`` is a ``RuntimeError`` too).
 
@@ -34,16 +41,21 @@ from ..autograd.grad_mode import no_grad
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.array_kernels import (column_major, lu_transposed_solve_arrays, nan_where_a_holds_nan, singular_error,
                                      vector_rhs)
+from ..kernels.infer_meta import broadcast_shapes, scalar_type_name
 from ..kernels.key import Backend
+from ..kernels.linalg_arrays import solve_triangular_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_tensor
+from . import _return_types as return_types
 from ._constants import constant
+from .factorization import _DTYPES
 from .linalg import matmul
 from .math import add, clone, fill
 from .registry import Attr, defop, define_composite, type_name
 
-__all__ = ["inverse", "det"]  # torch.inverse and torch.det; all three are in mg.linalg (minigrad/linalg.py)
+__all__ = ["inverse", "det", "triangular_solve", "cholesky_solve"]  # torch.inverse and torch.det; all three are in mg.linalg (minigrad/linalg.py)
+__all__ += ["matrix_power"]  # torch.matrix_power, the same function as torch.linalg.matrix_power
 
 
 def _square(op: str, a: Any, name: str = "A") -> None:
@@ -250,8 +262,11 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     check_tensor("linalg.matrix_power", "A", 0, A)
     if isinstance(n, bool) or not isinstance(n, int):
         raise TypeError(f"linalg.matrix_power(): argument 'n' (position 1) must be int, but got {type_name(n)}")
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but got shape {tuple(A.shape)}")
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
     if n == 0:  # the identity written into a copy: still in the graph (a zero gradient), as PyTorch's
         eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A.dtype.np), tuple(A.shape)).copy()
         return clone(A, memory_format="contiguous_format").copy_(constant(eye, A))
@@ -271,3 +286,145 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         if k:
             base = matmul(base, base)
     return result
+
+
+# -- triangular_solve and cholesky_solve: systems given a triangular factor ---------------------------------------
+
+
+def _solve_operands(op: str, b: Any, a: Any, what: str) -> tuple[int, ...]:
+    """PyTorch's ``linearSolveCheckInputs``: the dtypes, square ``A``, rows that match; the batch dims
+    broadcast (returned)."""
+    if b.dtype != a.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {scalar_type_name(b.dtype)} "
+                           f"and A of type {scalar_type_name(a.dtype)} instead.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {a.shape[-2]} by {a.shape[-1]} matrices")
+    if a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(f"Incompatible matrix sizes for {what}: each A matrix is {a.shape[-2]} by {a.shape[-1]} but "
+                           f"each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    batch = broadcast_shapes(op, b.shape[:-2], a.shape[:-2])
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"{what}_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
+    return batch
+
+
+def _infer_triangular_solve(op: str, b: Any, a: Any, upper: bool = True, transpose: bool = False,
+                            unitriangular: bool = False) -> list[Any]:
+    """InferMeta: the solution of ``b``'s matrix shape and the coefficient copy of ``A``'s, over the broadcast
+    batch dims."""
+    for name, t in (("b", b), ("A", a)):
+        if t.ndim < 2:
+            raise RuntimeError(f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it has "
+                               f"{t.ndim} dimensions instead")
+    batch = _solve_operands(op, b, a, "triangular_solve")
+    return [((*batch, *b.shape[-2:]), a.dtype), ((*batch, *a.shape[-2:]), a.dtype)]
+
+
+@register_kernel("triangular_solve", Backend.CPU, dtypes=_DTYPES, name="cpu/triangular_solve")
+def triangular_solve_cpu(b: np.ndarray, a: np.ndarray, upper: bool = True, transpose: bool = False,
+                         unitriangular: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK's ``trtrs`` (``solve_triangular_arrays``): ``A^T``'s triangle is the other one of ``A``."""
+    tri = np.swapaxes(a, -1, -2) if transpose else a
+    x = solve_triangular_arrays(np, tri, b, upper != transpose, True, unitriangular)
+    coefficient = np.broadcast_to(a, x.shape[:-2] + a.shape[-2:])
+    return x, column_major(np, np.array(coefficient, dtype=a.dtype))
+
+
+triangular_solve_op = defop(
+    "triangular_solve", inputs=("input", "A"),
+    attrs=(Attr("upper", True, check_bool), Attr("transpose", False, check_bool), Attr("unitriangular", False, check_bool)),
+    infer_meta=_infer_triangular_solve, save=("A", "out"), amp="deny", out=False,
+    doc="(solution, cloned_coefficient): the X with op(A) X = b for triangular A (op: transpose or not), and a "
+        "copy of A")
+
+
+@triangular_solve_op.def_backward
+def triangular_solve_backward(ctx: Any, grads: Any) -> tuple[Any, Any]:
+    """For ``op(A) X = b``: ``gb = op(A)^-T gX`` (a triangular solve), ``g op(A) = -gb X^T`` kept to ``A``'s
+    triangle (without the diagonal where ``unitriangular``), plus the copy's gradient, whole; each summed back
+    over broadcast batch dims."""
+    gx, gcopy = grads
+    a, x = ctx.saved()
+    ops = ctx.ops
+    upper, transpose, unit = ctx.attrs["upper"], ctx.attrs["transpose"], ctx.attrs["unitriangular"]
+    at = ops.transpose(a, -2, -1)
+    gb = ops.linalg_solve_triangular(a if transpose else at, gx, upper if transpose else not upper, True, unit)
+    ga = None
+    if ctx.needs(1):
+        ga = ops.neg(ops.matmul(x, gb, transpose_y=True) if transpose else ops.matmul(gb, x, transpose_y=True))
+        ga = ops.triu(ga, int(unit)) if upper else ops.tril(ga, -int(unit))
+        ga = ops.sum_to(ops.add(ga, gcopy), tuple(ctx.input_shape(1)))
+    return (ops.sum_to(gb, tuple(ctx.input_shape(0))) if ctx.needs(0) else None), ga
+
+
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> Any:
+    """``torch.triangular_solve`` (deprecated in PyTorch for ``linalg.solve_triangular``, whose arguments come the
+    other way round): ``(solution, cloned_coefficient)``, the ``X`` with ``A X = input`` (``transpose``: ``A^T X =
+    input``) reading only ``A``'s ``upper`` (or lower) triangle, and a copy of ``A``; both from one node.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.triangular_solve(mg.tensor([[3.0], [4.0]]), mg.tensor([[2.0, 1.0], [0.0, 4.0]])).solution.tolist()
+        [[1.0], [1.0]]
+    """
+    check_tensor("triangular_solve", "input", 0, input)
+    check_tensor("triangular_solve", "A", 1, A)
+    flags = [check_bool("triangular_solve", n, i, v) for i, (n, v) in
+             enumerate((("upper", upper), ("transpose", transpose), ("unitriangular", unitriangular)), 2)]
+    _infer_triangular_solve("triangular_solve", input._data, A._data, *flags)
+    return return_types.triangular_solve(*triangular_solve_op(input, A, *flags))
+
+
+def _infer_cholesky_solve(op: str, b: Any, factor: Any, upper: bool = False) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``X`` of ``b``'s matrix shape over the broadcast batch dims."""
+    for name, t in (("b", b), ("u", factor)):
+        if t.ndim < 2:
+            raise RuntimeError(f"{name} should have at least 2 dimensions, but has {t.ndim} dimensions instead")
+    batch = _solve_operands(op, b, factor, "cholesky_solve")
+    return (*batch, *b.shape[-2:]), b.dtype
+
+
+@register_kernel("cholesky_solve", Backend.CPU, dtypes=_DTYPES, name="cpu/cholesky_solve")
+def cholesky_solve_cpu(b: np.ndarray, factor: np.ndarray, upper: bool = False) -> np.ndarray:
+    """LAPACK's ``potrs``: ``L^-T (L^-1 b)`` (upper: ``U^-1 (U^-T b)``), two triangular solves."""
+    ft = np.swapaxes(factor, -1, -2)
+    first, second = (ft, factor) if upper else (factor, ft)
+    return solve_triangular_arrays(np, second, solve_triangular_arrays(np, first, b, False), True)
+
+
+cholesky_solve_op = defop("cholesky_solve", inputs=("input", "input2"), attrs=(Attr("upper", False, check_bool),),
+                          infer_meta=_infer_cholesky_solve, save=("input2", "out"), amp="deny",
+                          doc="the X with A X = b for A = L L^T (upper=True: U^T U) given its Cholesky factor")
+
+
+@cholesky_solve_op.def_backward
+def cholesky_solve_backward(ctx: Any, grad: Any) -> tuple[Any, Any]:
+    """``gb = A^-1 gX`` (``cholesky_solve`` again); with ``S = -(gb X^T + X gb^T)``, ``gL = S L`` (upper:
+    ``gU = U S``), from ``dA = dL L^T + L dL^T``; each summed back over broadcast batch dims."""
+    factor, x = ctx.saved()
+    ops = ctx.ops
+    upper = ctx.attrs["upper"]
+    gb = ops.cholesky_solve(grad, factor, upper)
+    gf = None
+    if ctx.needs(1):
+        m = ops.matmul(gb, x, transpose_y=True)
+        s = ops.neg(ops.add(m, ops.transpose(m, -2, -1)))
+        gf = ops.sum_to(ops.matmul(factor, s) if upper else ops.matmul(s, factor), tuple(ctx.input_shape(1)))
+    return (ops.sum_to(gb, tuple(ctx.input_shape(0))) if ctx.needs(0) else None), gf
+
+
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_solve``: the ``X`` with ``A X = input`` for ``A = L L^T`` (``upper=True``: ``U^T U``) given
+    its Cholesky factor ``input2`` (``linalg.cholesky``'s), only that triangle read.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.cholesky_solve(mg.tensor([[8.0], [4.0]]), mg.tensor([[2.0, 0.0], [0.0, 1.0]])).tolist()
+        [[2.0], [4.0]]
+    """
+    check_tensor("cholesky_solve", "input", 0, input)
+    check_tensor("cholesky_solve", "input2", 1, input2)
+    upper = check_bool("cholesky_solve", "upper", 2, upper)
+    _infer_cholesky_solve("cholesky_solve", input._data, input2._data, upper)
+    return cholesky_solve_op(input, input2, upper)

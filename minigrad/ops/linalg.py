@@ -15,7 +15,8 @@ import numpy as np
 
 from ..errors import ShapeError
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
-from ..kernels.array_kernels import euclidean_dist_arrays, row_differences, vector_norm_arrays
+from ..kernels.array_kernels import (euclidean_dist_arrays, pdist_arrays, pdist_backward_arrays, row_differences,
+                                     vector_norm_arrays)
 from ..kernels import infer_meta as im
 from ..autograd.formula import MAT1_COLUMN_MAJOR, MAT2_COLUMN_MAJOR, operand_layout
 from ..kernels.key import Backend
@@ -639,3 +640,62 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: Any = "use_mm_fo
 
 
 __all__ += ['dist', 'cdist']
+
+
+# -- pdist: the distances between the rows of one matrix, each pair once -------------------------------------
+
+
+@register_kernel("pdist", CPU, dtypes=FLOAT_DTYPES, name="cpu/pdist")
+def pdist_cpu(x, p=2.0):
+    return pdist_arrays(np, x, p)
+
+
+@register_kernel("pdist_backward", CPU, dtypes=FLOAT_DTYPES, name="cpu/pdist_backward")
+def pdist_backward_cpu(grad, x, pdist, p=2.0):
+    return pdist_backward_arrays(np, grad, x, pdist, p, np.add.at)
+
+
+pdist_op = defop("pdist", inputs=("x",), attrs=(Attr("p", 2.0, _check_p),),
+                 infer_meta=lambda op, x, p=2.0: ((x.shape[0] * (x.shape[0] - 1) // 2,), x.dtype),
+                 save=("x", "out"), amp="deny",
+                 doc="the p-norm distance of every pair of rows i < j of x (PyTorch's _pdist_forward, PdistBackward0)")
+#: Its gradient, one kernel as PyTorch's ``_pdist_backward``, which has no derivative of its own: with
+#: ``create_graph`` its node is PyTorch's ``PdistBackwardBackward0``, and a backward through it raises PyTorch's error.
+pdist_backward_op = defop("pdist_backward", inputs=("grad", "x", "pdist"), attrs=(Attr("p", 2.0),),
+                          infer_meta=lambda op, grad, x, pdist, p=2.0: (tuple(x.shape), x.dtype),
+                          doc="pdist's gradient w.r.t. x (PyTorch's _pdist_backward)")
+
+
+@pdist_op.def_backward
+def _pdist_backward(ctx, g):
+    x, out = ctx.saved()
+    return (ctx.ops.pdist_backward(g, x, out, p=ctx.attrs["p"]),)
+
+
+@pdist_backward_op.def_backward
+def _pdist_backward_backward(ctx, g):
+    raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The ``p``-norm distance between each pair of rows ``i < j`` of the ``N x M`` matrix ``input``, as a vector
+    of ``N (N - 1) / 2`` in row-major order of the pairs (``torch.pdist``, ``F.pdist``). One op,
+    ``PdistBackward0``; its gradient is one kernel too, with no derivative of its own (as PyTorch's).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.pdist(mg.tensor([[0.0, 0.0], [3.0, 4.0], [0.0, 1.0]])).tolist()
+        [5.0, 1.0, 4.242640495300293]
+    """
+    check_tensor("pdist", "input", 0, input)
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    p = _check_p("pdist", "p", 1, p)
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return pdist_op(input, p=p)
+
+
+__all__ += ["pdist"]

@@ -603,16 +603,40 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     """
     reduction = reduction_of("kl_div", size_average, reduce, reduction, _REDUCTIONS + ("batchmean",))
     check_pair("kl_div", input, target)
-    if not isinstance(log_target, bool):
-        raise TypeError(f"kl_div(): argument 'log_target' must be bool, but got {type_name(log_target)}")
-    if log_target:
-        loss = mul(exp(target), sub(target, input))
-    else:
-        loss = sub(xlogy(target, target), mul(target, input))
+    loss = _kl_div_terms(input, target, log_target)
     if reduction == "batchmean":
         total = sum(loss)
         return total if input.ndim == 0 else div(total, input.shape[0])
     return reduce_loss(loss, reduction)
+
+
+def _kl_div_terms(input: Tensor, target: Tensor, log_target: Any) -> Tensor:
+    """The pointwise KL terms, PyTorch's ops: ``xlogy(target, target) - target * input``, or with ``log_target``
+    ``exp(target) * (target - input)``."""
+    if not isinstance(log_target, bool):
+        raise TypeError(f"kl_div(): argument 'log_target' must be bool, but got {type_name(log_target)}")
+    if log_target:
+        return mul(exp(target), sub(target, input))
+    return sub(xlogy(target, target), mul(target, input))
+
+
+def aten_kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:
+    """``torch.kl_div`` (minigrad exports it as ``minigrad.kl_div``): ``F.kl_div``'s terms with PyTorch's
+    ``at::kl_div`` signature, ``reduction`` an int of PyTorch's ``Reduction`` enum - 1 the mean, 2 the sum, any other
+    value (the default among them) the terms unreduced. Composite, as PyTorch's.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.kl_div(mg.tensor([0.0, 0.0]), mg.tensor([0.5, 0.5]), 2).item()  # 2 * 0.5 log 0.5
+        -0.6931471824645996
+    """
+    check_tensors("kl_div", input=input, target=target)
+    if isinstance(reduction, bool) or not isinstance(reduction, int):
+        raise TypeError(f"kl_div(): argument 'reduction' (position 3) must be int, not {type_name(reduction)}")
+    if not (input.dtype.is_floating and target.dtype.is_floating):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    check_pair("kl_div", input, target)
+    return reduce_loss(_kl_div_terms(input, target, log_target), {1: "mean", 2: "sum"}.get(reduction, "none"))
 
 
 _BCE_SHAPE = ("{op}(): Using a target size {target} that is different to the input size {input} is deprecated. "

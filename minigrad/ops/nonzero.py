@@ -1,5 +1,6 @@
 """Positions of the non-zero elements: ``nonzero`` (an op, no gradient), ``argwhere``, ``count_nonzero``,
-and the one-argument form ``where(condition)``.
+and the one-argument form ``where(condition)``; and ``unravel_index``, which turns flat positions (an
+``argmax`` of a flattened tensor) into coordinates.
 
 ``nonzero(x)`` is an int64 ``(count, ndim)`` tensor, one row of coordinates
 per non-zero element in row-major order; ``as_tuple=True`` gives one 1-D
@@ -19,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -31,13 +33,14 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_dims, check_int, check_tensor
 from ._constants import constant
+from .division import floor_divide, remainder
 from .math import ne
 from .math import where as _where_op
 from .reduce import sum as _sum
 from .registry import Attr, defop
-from .shape import getitem
+from .shape import getitem, unbind, unsqueeze
 
-__all__ = ["nonzero", "argwhere", "count_nonzero", "where"]
+__all__ = ["nonzero", "argwhere", "count_nonzero", "where", "unravel_index"]
 
 
 def infer_nonzero(op: str, x: Any, count: int) -> tuple[tuple[int, ...], Any]:
@@ -96,3 +99,35 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 
 
 where.name = "where"  # type: ignore[attr-defined]  (as the op's, for code that reads it)
+
+
+def _unravel_shape(shape: Any) -> tuple[int, ...]:
+    """``unravel_index``'s ``shape``: an int or a sequence of ints, none negative, refused in PyTorch's words."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    if not isinstance(shape, Sequence):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got {type(d)}")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {tuple(int(d) for d in shape)}")
+    return tuple(int(d) for d in shape)
+
+
+def unravel_index(indices: Tensor, shape: Any) -> tuple[Tensor, ...]:
+    """The coordinates in a tensor of ``shape`` of each flat (row-major) index (``torch.unravel_index``): one
+    int64 tensor per dim of ``shape``, each of ``indices``' shape. Composite, as PyTorch's: ``indices //
+    strides % shape`` on a new last dim, then unbound - so an index past the end, or a negative one, wraps
+    around as the arithmetic makes it."""
+    if not isinstance(indices, Tensor):  # PyTorch's first look at it is indices.is_complex()
+        raise AttributeError(f"'{type(indices).__name__}' object has no attribute 'is_complex'")
+    if indices.dtype.is_floating or indices.dtype is _dt.bool_:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    dims = _unravel_shape(shape)
+    if 0 in dims and indices.numel():  # (PyTorch's integer division by a zero stride or size)
+        raise RuntimeError("ZeroDivisionError")
+    strides = [int(np.prod(dims[k + 1:], dtype=np.int64)) for k in range(len(dims))] or [1]
+    step = constant(np.maximum(np.array(strides, dtype=np.int64), 1), indices, _dt.int64)
+    sizes = constant(np.maximum(np.array(dims, dtype=np.int64), 1), indices, _dt.int64)  # (1 for a 0: nothing to map)
+    return unbind(remainder(floor_divide(unsqueeze(indices, -1), step), sizes), -1)

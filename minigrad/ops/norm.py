@@ -28,6 +28,7 @@ Example:
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -35,10 +36,10 @@ import numpy as np
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
-from ..kernels.array_kernels import vector_norm_arrays
+from ..kernels.array_kernels import renorm_arrays, vector_norm_arrays
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims, check_tensor
+from ._checks import check_bool, check_dims, check_int, check_tensor, wrap_dim
 from .factorization import linalg_svdvals
 from .math import abs as _abs
 from .math import cast
@@ -48,7 +49,7 @@ from .reduce import sum as _sum
 from .registry import Attr, defop, type_name
 from .shape import permute, squeeze, unsqueeze
 
-__all__ = ["norm"]  # vector_norm, matrix_norm and linalg.norm are reached as mg.linalg.* (minigrad/linalg.py)
+__all__ = ["norm", "nuclear_norm"]  # vector_norm, matrix_norm and linalg.norm are reached as mg.linalg.* (minigrad/linalg.py)
 
 _INF = math.inf
 
@@ -220,6 +221,30 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     return out if keepdim else squeeze(out, (r, c))
 
 
+def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+    """``torch.nuclear_norm`` (deprecated in PyTorch for ``linalg.matrix_norm(A, 'nuc')``): the sum of the singular
+    values over ``dim`` (the last two by default); ``nuclear_norm(A, True)`` is ``keepdim``. Composite, as
+    PyTorch's: ``matrix_norm``'s ``svdvals`` and sum (``SumBackward1``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.nuclear_norm(mg.tensor([[3.0, 0.0], [0.0, -4.0]])).item()
+        7.0
+    """
+    check_tensor("nuclear_norm", "input", 0, input)
+    if isinstance(dim, bool):  # the overload nuclear_norm(input, keepdim)
+        dim, keepdim = None, dim
+    if input.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if not input.dtype.is_floating:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{im.scalar_type_name(input.dtype)}")
+    if input.dtype.itemsize < 4:
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{im.scalar_type_name(input.dtype)}")
+    return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, check_bool("nuclear_norm", "keepdim", 2, keepdim))
+
+
 def _singular_value_norm(A: Tensor, ord: Any, dims: tuple[int, int], keepdim: bool) -> Tensor:
     """The nuclear norm (the sum of the singular values), ``ord=2`` (the largest) or ``-2`` (the smallest) over the
     matrices of dims ``dims``. PyTorch's composite: the two dims moved to the end (``permute``), ``svdvals``,
@@ -276,3 +301,93 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
     return vector_norm_op(_cast(input, dtype), _check_ord("norm", "p", 1, p), dim, keepdim)
+
+
+# -- renorm: each slice along a dim scaled down to a largest norm --------------------------------------------------
+
+
+@register_kernel("renorm", Backend.CPU, dtypes=FLOAT_DTYPES)
+def renorm_cpu(x: np.ndarray, p: float, dim: int, maxnorm: float) -> np.ndarray:
+    return renorm_arrays(np, x, p, dim, maxnorm)
+
+
+renorm_op = defop(
+    "renorm",
+    inputs=("x",),
+    attrs=(Attr("p"), Attr("dim"), Attr("maxnorm")),
+    infer_meta=lambda op, x, **attrs: (tuple(x.shape), x.dtype),
+    save=("x",),
+    doc="x with each slice along dim scaled down to p-norm maxnorm where its norm is larger (RenormBackward0)",
+)
+
+
+@renorm_op.def_backward
+def renorm_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch's ``renorm_backward``: where a slice was scaled, the derivative of ``x * maxnorm / (||x|| + 1e-7)``
+    - the gradient scaled, less the norm's gradient (``norm_grad``) of ``sum(x * grad)`` over the slice, times
+    ``maxnorm / (||x|| + 1e-7)^2``; elsewhere ``grad`` as it is."""
+    (x,) = ctx.saved()
+    ops, p, maxnorm = ctx.ops, ctx.attrs["p"], ctx.attrs["maxnorm"]
+    dims = tuple(k for k in range(len(x.shape)) if k != ctx.attrs["dim"])
+    norm = ops.vector_norm(x, p, dims, True)
+    along = ops.sum(ops.mul(x, grad), dims, True)
+    nb = norm_grad(ops, x, along, norm, p, dims, True)
+    shifted = ops.add(norm, 1e-7)
+    factor = ops.div(ops.fill(norm, maxnorm), shifted)
+    scaled = ops.sub(ops.mul(factor, grad), ops.mul(ops.div(factor, shifted), nb))
+    return (ops.where(ops.gt(norm, maxnorm), scaled, grad),)
+
+
+def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    """``input`` with each slice along ``dim`` (``input.select(dim, i)``) whose ``p``-norm exceeds ``maxnorm``
+    scaled down to norm ``maxnorm`` (``torch.renorm``; the scale is ``maxnorm / (norm + 1e-7)``). One op,
+    ``RenormBackward0``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.renorm(mg.tensor([[3.0, 4.0], [0.3, 0.4]]), 2, 0, 1.0).tolist()
+        [[0.6000000238418579, 0.800000011920929], [0.30000001192092896, 0.4000000059604645]]
+    """
+    check_tensor("renorm", "input", 0, input)
+    p = _check_ord("renorm", "p", 1, p)
+    maxnorm = _check_ord("renorm", "maxnorm", 3, maxnorm)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    d = wrap_dim("renorm", check_int("renorm", "dim", 2, dim), input.ndim)
+    if not input.dtype.is_floating:  # (refused by the norm PyTorch's kernel takes first)
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{im.scalar_type_name(input.dtype)}")
+    return renorm_op(input, p, d, maxnorm)
+
+
+__all__ += ["renorm"]
+
+
+def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """The 2-norm over at most two dims (``torch.frobenius_norm``, deprecated in PyTorch - kept for TorchScript -,
+    whose warning it gives once): PyTorch's ``at::norm(input, 2, dim, keepdim)``, the ``norm`` op
+    (``NormBackward1``)."""
+    if not _FROBENIUS_WARNED[0]:
+        _FROBENIUS_WARNED[0] = True
+        warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed "
+                      "in a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead",
+                      UserWarning, stacklevel=2)
+    check_tensor("frobenius_norm", "input", 0, input)
+    dims = check_dims("frobenius_norm", "dim", 1, dim)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(dims) > 2:
+        raise RuntimeError(f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead.")
+    if not input.dtype.is_floating:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{im.scalar_type_name(input.dtype)} instead.")
+    dims = dims or tuple(range(input.ndim))  # no dim given: all of them, as at::norm reads an empty list
+    return _norm_op(input, 2.0, dims, check_bool("frobenius_norm", "keepdim", 2, keepdim))
+
+
+_FROBENIUS_WARNED = [False]  # PyTorch warns once per process (TORCH_WARN_ONCE)
+
+__all__ += ["frobenius_norm"]

@@ -1,8 +1,11 @@
-"""Searching and counting values: ``searchsorted``, ``bucketize``, ``unique``, ``bincount``, ``histc``.
+"""Searching and counting values: ``searchsorted``, ``bucketize``, ``unique``, ``unique_consecutive``, ``isin``,
+``bincount``, ``histc``, ``histogram``.
 
 All are ops without a gradient (their results are positions and counts). The
 shapes of ``unique``'s results depend on the values, so its InferMeta reads
-them, as PyTorch synchronises with the GPU there.
+them, as PyTorch synchronises with the GPU there. Two have a node that only
+refuses, as PyTorch's: ``unique_consecutive``'s values (``UniqueConsecutiveBackward0``)
+and ``histogram``'s results (``NotImplemented``).
 
 Example:
     >>> import minigrad as mg
@@ -15,20 +18,25 @@ Example:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NUMERIC_DTYPES, cpp_type_name
+from ..errors import OutOfRangeError
 from ..kernels.array_kernels import distinct_values, histogram_range, nonzero_count, searchsorted_arrays, sorted_runs
 from ..kernels.backends import to_numpy
+from ..kernels.infer_meta import scalar_type_name
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
+from ..ranges import linspace_array
 from ..tensor import Tensor
+from . import _return_types as return_types
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
 from .registry import Attr, Input, defop, type_name
 
-__all__ = ["searchsorted", "bucketize", "unique", "bincount", "histc"]
+__all__ = ["searchsorted", "bucketize", "unique", "unique_consecutive", "isin", "bincount", "histc", "histogram"]
 
 
 # -- searchsorted ------------------------------------------------------------------------------------
@@ -210,3 +218,232 @@ histc = defop("histc", inputs=("x",), attrs=(Attr("bins", 100, check_int), Attr(
                                               Attr("max", 0.0, _number)),
               infer_meta=infer_histc, differentiable=False, methods=("histc",),
               doc="a histogram of x with bins equal-width bins over [min, max] (the data's range when equal)")
+
+
+# -- unique_consecutive ----------------------------------------------------------------------------------
+
+
+def _runs(x: np.ndarray, dim: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Where each run of equal values (``dim``: equal slices) starts, as a bool per position, and the positions
+    along the compared axis: ``x`` flattened, or ``dim`` moved to the front with the rest flattened. NaN equals
+    nothing, so each NaN starts a run."""
+    rows = x.reshape(-1) if dim is None else np.moveaxis(x, dim, 0).reshape(x.shape[dim], x.size // max(x.shape[dim], 1))
+    starts = np.ones(rows.shape[0], dtype=bool)
+    if rows.shape[0] > 1:
+        differ = rows[1:] != rows[:-1]
+        starts[1:] = differ if dim is None else differ.any(axis=1)
+    return starts, rows
+
+
+def _infer_unique_consecutive(op: str, x: Any, dim: Any = None) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: the values' shape, read from ``x`` (how many runs there are); refused as PyTorch refuses a
+    ``dim`` and a tensor with a 0-sized dim it does not select."""
+    if dim is not None:
+        if x.ndim == 0:
+            raise OutOfRangeError(f"Dimension specified as {dim} but tensor has no dimensions")
+        dim = wrap_dim("unique_consecutive", dim, x.ndim)
+        if x.size == 0 and x.shape[dim] != 0:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    starts, _ = _runs(to_numpy(x), dim)
+    count = int(starts.sum())
+    return ((count,) if dim is None else tuple(x.shape[:dim]) + (count,) + tuple(x.shape[dim + 1:])), x.dtype
+
+
+def _infer_consecutive_runs(op: str, x: Any, dim: Any = None) -> list[tuple[tuple[int, ...], Any]]:
+    """InferMeta: the inverse map (``x``'s shape, or the length of ``dim``) and one count per run (int64)."""
+    shape, _ = _infer_unique_consecutive(op, x, dim)
+    along = tuple(x.shape) if dim is None else (x.shape[wrap_dim(op, dim, x.ndim)],)
+    n = shape[0] if dim is None else shape[wrap_dim(op, dim, x.ndim)]
+    return [(along, np.dtype(np.int64)), ((n,), np.dtype(np.int64))]
+
+
+@register_kernel("unique_consecutive", Backend.CPU, dtypes=ALL_DTYPES)
+def unique_consecutive_cpu(x: np.ndarray, dim: Any = None) -> np.ndarray:
+    """The first element (slice) of each run."""
+    starts, rows = _runs(x, None if dim is None else dim % x.ndim)
+    if dim is None:
+        return np.ascontiguousarray(rows[starts])
+    return np.ascontiguousarray(np.compress(starts, x, axis=dim % x.ndim))
+
+
+@register_kernel("unique_consecutive_runs", Backend.CPU, dtypes=ALL_DTYPES)
+def unique_consecutive_runs_cpu(x: np.ndarray, dim: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each element's run (its index among the values) and each run's length."""
+    starts, _ = _runs(x, None if dim is None else dim % x.ndim)
+    inverse = np.cumsum(starts, dtype=np.int64) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), starts.size)).astype(np.int64)
+    return (inverse.reshape(x.shape) if dim is None else inverse), counts
+
+
+_unique_consecutive = defop("unique_consecutive", inputs=("input",), attrs=(Attr("dim", None, _check_dim_or_none),),
+                            infer_meta=_infer_unique_consecutive,
+                            doc="the first element (slice along dim) of each run of equal ones")
+_consecutive_runs = defop("unique_consecutive_runs", inputs=("input",),
+                          attrs=(Attr("dim", None, _check_dim_or_none),), infer_meta=_infer_consecutive_runs,
+                          differentiable=False, doc="unique_consecutive's inverse map and counts")
+
+
+@_unique_consecutive.def_backward
+def _unique_consecutive_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """PyTorch has no derivative for it: its node (``UniqueConsecutiveBackward0``) refuses, in its words."""
+    raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """The first of each run of equal consecutive elements (``torch.unique_consecutive``; ``dim``: of equal
+    slices along it), with each element's run (``return_inverse``) and each run's length (``return_counts``).
+    The values' node is ``UniqueConsecutiveBackward0``, which refuses a backward, as PyTorch's."""
+    check_tensor("unique_consecutive", "input", 0, input)
+    values = _unique_consecutive(input, dim)
+    if not (return_inverse or return_counts):
+        return values
+    inverse, counts = _consecutive_runs(input, dim)
+    return (values, *[t for t, want in ((inverse, return_inverse), (counts, return_counts)) if want])
+
+
+# -- isin ------------------------------------------------------------------------------------------------
+
+
+def _infer_isin(op: str, x: Any, y: Any, invert: bool = False) -> tuple[tuple[int, ...], Any]:
+    return tuple(x.shape), np.dtype(np.bool_)
+
+
+@register_kernel("isin", Backend.CPU, dtypes=NUMERIC_DTYPES)
+def isin_cpu(x: np.ndarray, y: np.ndarray, invert: bool = False) -> np.ndarray:
+    """NumPy's ``isin`` on the two in their promoted dtype (NaN is in nothing)."""
+    return np.asarray(np.isin(x, y, invert=invert))
+
+
+_isin = defop("isin", inputs=(Input("elements", scalar_ok=True), Input("test_elements", scalar_ok=True)),
+              attrs=(Attr("invert", False, check_bool),), infer_meta=_infer_isin, transform_dtype=True,
+              differentiable=False, doc="whether each element is one of test_elements (invert: is not)")
+
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each element of ``elements`` occurs in ``test_elements`` (``torch.isin``): a bool tensor of
+    ``elements``' shape; ``invert=True`` for the opposite. Either may be a number, not both; the two are
+    compared in their promoted dtype. ``assume_unique`` only lets PyTorch pick an algorithm: the answer is
+    the same."""
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError(f"isin() received an invalid combination of arguments - got ({type_name(elements)}, "
+                        f"{type_name(test_elements)}), but expected one of: (Tensor elements, Tensor "
+                        "test_elements), (Number element, Tensor test_elements), (Tensor elements, Number test_element)")
+    check_bool("isin", "assume_unique", 2, assume_unique)
+    for t in (elements, test_elements):
+        if isinstance(t, Tensor) and t.dtype.name == "bool":
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    return _isin(elements, test_elements, invert)
+
+
+# -- histogram -------------------------------------------------------------------------------------------
+
+
+def _infer_histogram(op: str, x: Any, bins: Any = None, weight: Any = None, bin_count: int = 1, low: float = 0.0,
+                     high: float = 1.0, density: bool = False) -> list[tuple[tuple[int, ...], Any]]:
+    n = bin_count if bins is None else bins.shape[0] - 1
+    return [((n,), x.dtype), ((n + 1,), x.dtype)]
+
+
+@register_kernel("histogram", Backend.CPU, dtypes=FLOAT_DTYPES)
+def histogram_cpu(x: np.ndarray, bins: Any = None, weight: Any = None, bin_count: int = 1, low: float = 0.0,
+                  high: float = 1.0, density: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Each element in ``[edges[0], edges[-1]]`` counted (or its weight added, in order, in the dtype) in the
+    bin whose edges hold it, the last bin closed on the right; the rest ignored. The edges are ``bins``, or
+    ``bin_count + 1`` points from ``low`` to ``high`` as ``linspace`` makes them."""
+    edges = bins if bins is not None else linspace_array(low, high, bin_count + 1, x.dtype)
+    flat = x.reshape(-1)
+    inside = (flat >= edges[0]) & (flat <= edges[-1])
+    position = np.minimum(np.searchsorted(edges, flat[inside], side="right") - 1, edges.size - 2)
+    hist = np.zeros(edges.size - 1, dtype=x.dtype)
+    np.add.at(hist, position, np.ones(1, x.dtype) if weight is None else weight.reshape(-1)[inside])
+    if density:  # PyTorch's two steps: over the total, then over each bin's width
+        with np.errstate(invalid="ignore", divide="ignore"):
+            hist = (hist / hist.sum(dtype=x.dtype)).astype(x.dtype) / np.diff(edges)
+    return hist.astype(x.dtype), np.array(edges, dtype=x.dtype)
+
+
+_histogram = defop("histogram", inputs=("input", Input("bins", optional=True), Input("weight", optional=True)),
+                   attrs=(Attr("bin_count", 1, check_int), Attr("low", 0.0, _number), Attr("high", 1.0, _number),
+                          Attr("density", False, check_bool)),
+                   infer_meta=_infer_histogram, key_inputs=(0,),
+                   doc="(hist, bin_edges): the counts (or weights) of input in bins, given as edges or as a count "
+                       "over [low, high]")
+
+
+@_histogram.def_backward
+def _histogram_backward(ctx: Any, grads: Any) -> tuple[Any, ...]:
+    """PyTorch has no derivative for it: its node (``NotImplemented``) refuses, in its words."""
+    raise RuntimeError("derivative for aten::histogram is not implemented")
+
+
+def _histogram_range(input: Tensor, bins: int, range: Any) -> tuple[float, float]:
+    """The outer edges: ``range``, or the data's min and max ([0, 1] for no data), widened by 0.5 each way
+    where they are one point; refused, in PyTorch's words, when not finite or reversed."""
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if range is not None:
+        low, high = (float(v) for v in range)
+    elif input.numel() == 0:
+        low, high = 0.0, 1.0
+    else:  # read on the host, as PyTorch's aminmax().item() there
+        low, high = float(to_numpy(input._data.min())), float(to_numpy(input._data.max()))
+    if low > high:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low:g} max {high:g} for "
+                           "dimension 0")
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{low:g}, {high:g}] is not finite")
+    return (low - 0.5, high + 0.5) if low == high else (low, high)
+
+
+def _check_histogram_tensors(input: Tensor, bins: Any, weight: Any) -> None:
+    """PyTorch's refusals of the input's dtype, the bins tensor and the weights."""
+    kernel = '"histogram_cpu"' if isinstance(bins, Tensor) else '"histogramdd"'
+    if input.dtype.name not in ("float32", "float64"):
+        raise NotImplementedError(f"{kernel} not implemented for '{scalar_type_name(input.dtype)}'")
+    if weight is not None:
+        check_tensor("histogram", "weight", 3, weight)
+        if weight.numel() != input.numel():
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                               f"input tensor excluding its innermost dimension, but got input with shape "
+                               f"[{input.numel()}, 1] and weight with shape {list(weight.shape)}")
+        if weight.dtype is not input.dtype:
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor should "
+                               f"have the same dtype, but got input({cpp_type_name(input.dtype)}), and "
+                               f"weight({cpp_type_name(weight.dtype)})")
+    if isinstance(bins, Tensor):
+        if bins.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {bins.ndim} "
+                               "dimensions in the bins tensor for dimension 0")
+        if bins.numel() == 0:
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements "
+                               "in the bins tensor for dimension 0")
+        if bins.numel() == 1:
+            raise RuntimeError("torch.histogram(): bins must be > 0, but got 0 for dimension 0")
+        if bins.dtype is not input.dtype:
+            raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+                               f"input with dtype {cpp_type_name(input.dtype)} and bins for dimension 0 with dtype "
+                               f"{cpp_type_name(bins.dtype)}")
+
+
+def histogram(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor | None = None,
+              density: bool = False) -> Any:
+    """A histogram of ``input``'s values (``torch.histogram``): ``return_types.histogram(hist, bin_edges)``.
+
+    ``bins`` is a count of equal-width bins over ``range`` (the data's min and max when None) or a 1-D
+    tensor of increasing edges; ``weight`` adds each element's weight instead of 1; ``density`` divides
+    by the total and by each bin's width. float32 and float64 only, as PyTorch's CPU kernel."""
+    check_tensor("histogram", "input", 0, input)
+    by_count = isinstance(bins, (int, np.integer)) and not isinstance(bins, bool)
+    if not (by_count or isinstance(bins, Tensor)) or (isinstance(bins, Tensor) and range is not None):
+        got = ", ".join(["Tensor", type_name(bins)] + (["range=tuple"] if range is not None else []))
+        raise TypeError(f"histogram() received an invalid combination of arguments - got ({got}), but expected one "
+                        "of: (Tensor input, Tensor bins, *, Tensor weight, bool density), (Tensor input, int bins, "
+                        "*, tuple of floats range, Tensor weight, bool density)")
+    _check_histogram_tensors(input, bins, weight)
+    if by_count:
+        low, high = _histogram_range(input, int(bins), range)
+        hist, edges = _histogram(input, None, weight, int(bins), low, high, density)
+    else:
+        hist, edges = _histogram(input, bins, weight, 1, 0.0, 1.0, density)
+    return return_types.histogram(hist, edges)

@@ -1,5 +1,5 @@
 """Ordering along one dim: ``argsort`` (an op, no gradient), and the composites ``sort``, ``topk``,
-``kthvalue``, ``median``, ``mode``, ``quantile``.
+``kthvalue``, ``median``, ``nanmedian``, ``mode``, ``quantile``, ``nanquantile``.
 
 ``argsort`` is the one sorting kernel: the int64 positions that put ``input``
 in order along ``dim``. ``sort``, ``topk``, ``kthvalue`` and ``median(dim)``
@@ -29,24 +29,25 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
+from ..creation import full_like
 from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.array_kernels import mode_positions_arrays
 from ..kernels.key import Backend
 from ..kernels.quick_select import quick_select_position
-from ..kernels.std_sort import sorted_positions, std_sort, topk_positions
+from ..kernels.std_sort import nth_element, sorted_positions, std_sort, topk_positions
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import check_bool, check_int, check_tensor, wrap_dim
 from .argmax import argmax
 from .logical import any as any_
-from .math import add, cast, mul, sub, where
+from .math import cast, where
 from .registry import Attr, Input, defop, type_name
-from .shape import getitem, reshape, squeeze, stack
+from .shape import getitem, reshape, squeeze
 from .reduce import _picked_backward, _picked_meta, evenly_distributed, max_values_cpu, return_types
 from .special_values import isnan
 
-__all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "mode", "quantile"]
+__all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "nanmedian", "mode", "quantile", "nanquantile"]
 
 
 def infer_argsort(op: str, x: Any, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
@@ -342,6 +343,86 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return return_types.median(*_kth(median_values, input, order, axis, keepdim))
 
 
+# -- nanmedian: the lower median of the numbers, NaN left out ----------------------------------------------------
+#
+# ``nanmedian_indices`` finds one position per slice (no gradient), as PyTorch's CPU kernel does: the
+# ``(n - 1) // 2``-th of the numbers in the order that breaks ties by position (the stable order; NaN after every
+# number). A slice of NaN only has no such order: libstdc++'s ``nth_element`` at 0 decides, run in Python
+# (``kernels/std_sort.py``). ``nanmedian_values`` reads the values there (``NanmedianBackward1``),
+# ``nanmedian_all`` the one value of ``nanmedian()`` (``NanmedianBackward0``).
+
+
+def _all_nan_position(n: int) -> int:
+    """Where ``std::nth_element`` leaves position 0 of ``n`` elements that all compare equivalent (NaN under
+    PyTorch's nanmedian comparator)."""
+    pairs = [(0, i) for i in range(n)]
+    nth_element(pairs, 0)
+    return pairs[0][1]
+
+
+@register_kernel("nanmedian_indices", Backend.CPU, dtypes=ALL_DTYPES)
+def nanmedian_indices_cpu(x: np.ndarray, dim: int = -1) -> np.ndarray:
+    """Per slice along ``dim`` (kept, size 1), the position of the lower median of its numbers."""
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    d = dim % x.ndim
+    n = x.shape[d]
+    rows = np.moveaxis(x, d, -1).reshape(-1, n)
+    order = np.argsort(rows, axis=1, kind="stable")  # NaN last, in position order
+    valid = n - (np.isnan(rows).sum(axis=1) if x.dtype.kind == "f" else 0)
+    k = np.maximum(valid - 1, 0) // 2
+    positions = order[np.arange(len(rows)), k] if len(rows) else np.zeros(0, dtype=np.int64)
+    if np.any(valid == 0):
+        positions = np.where(valid == 0, _all_nan_position(n), positions)
+    shape = tuple(s for j, s in enumerate(x.shape) if j != d) + (1,)
+    return np.ascontiguousarray(np.moveaxis(positions.astype(np.int64).reshape(shape), -1, d))
+
+
+nanmedian_indices_op = defop(
+    "nanmedian_indices",
+    inputs=("x",),
+    attrs=(Attr("dim", -1, check_int),),
+    infer_meta=infer_kth_indices,  # (its k left at 1: one position per slice)
+    differentiable=False,
+    doc="int64 position, per slice along dim (kept), of the lower median of its non-NaN values (PyTorch's CPU "
+        "choice)",
+)
+nanmedian_values = _picked_values_op("nanmedian_values", "contiguous", "nanmedian(dim)'s values: x at the "
+                                                                       "positions nanmedian_indices found "
+                                                                       "(PyTorch's NanmedianBackward1)")
+register_kernel("nanmedian_all", Backend.CPU, dtypes=ALL_DTYPES, name="cpu/nanmedian_all")(_flat_value_cpu)
+nanmedian_all = defop("nanmedian_all", inputs=("x", Input("index", differentiable=False)),
+                      infer_meta=lambda op, x, index: ((), x.dtype), save=("x", "out"), key_inputs=(0,),
+                      doc="nanmedian()'s value: the element of x at the flat position found (PyTorch's "
+                          "NanmedianBackward0)")
+nanmedian_all.def_backward(_median_all_backward)  # shared among the elements equal to it, as median()'s
+
+
+def nanmedian(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The lower median of the values that are not NaN (``torch.nanmedian``): of all elements (a 0-d tensor;
+    NaN when every element is) when ``dim`` is None, else ``(values, indices)`` along ``dim``. As ``median``,
+    a composite: the position (``nanmedian_indices``), then the value read there; the gradient of
+    ``nanmedian()`` is shared among the elements equal to it, of ``nanmedian(dim)`` goes to the position returned.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.nanmedian(mg.tensor([2.0, float("nan"), 1.0, 3.0])).item()
+        2.0
+    """
+    check_tensor("nanmedian", "input", 0, input)
+    if dim is None:
+        if input.numel() == 0:  # PyTorch's nanmedian of nothing is NaN, with no node
+            return Tensor._scalar(float("nan"), input.dtype, input.device)
+        flat = reshape(input, (-1,))
+        return nanmedian_all(input, nanmedian_indices_op(flat, 0))
+    d = check_int("nanmedian", "dim", 1, dim)
+    check_bool("nanmedian", "keepdim", 2, keepdim)
+    axis = wrap_dim("nanmedian", d, input.ndim)
+    if input.ndim and input.shape[axis] == 0:
+        raise OutOfRangeError(f"median(): Expected reduction dim {axis} to have non-zero size.")
+    return return_types.nanmedian(*_kth(nanmedian_values, input, nanmedian_indices_op(input, axis), axis, keepdim))
+
+
 def _first_nan_else(input: Tensor, axis: int, order: Tensor) -> Tensor:
     """``order`` (a position per slice along ``axis``, kept), or where a slice holds NaN the first NaN's: PyTorch's
     median is NaN there (its CPU kernel returns the first NaN it finds)."""
@@ -434,58 +515,91 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """The ``q``-quantiles (``q`` a number or a 1-D tensor in [0, 1]) along ``dim`` (of all elements when
     None), with ``interpolation`` ``'linear'``, ``'lower'``, ``'higher'``, ``'nearest'`` or ``'midpoint'``
-    (``torch.quantile``). Composite: ``sort``, then the neighbouring order statistics mixed by ``lerp``'s
-    formula, so the gradient goes to the two elements that make each quantile."""
-    check_tensor("quantile", "input", 0, input)
-    if not input.dtype.is_floating:
-        raise RuntimeError(f"quantile() input tensor must be either float or double dtype, but got {input.dtype}")
-    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise ShapeError(f"quantile() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                         f"Got {interpolation!r}")
+    (``torch.quantile``); NaN where a slice holds NaN. Composite, PyTorch's ops (``_quantile_compute``): ``sort``,
+    then the neighbouring order statistics mixed by ``lerp_``, so the gradient goes to the two elements that make
+    each quantile (and to a ``q`` that requires grad)."""
+    return _quantile_compute("quantile", input, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+# -- quantile and nanquantile, as PyTorch's quantile_compute ------------------------------------------------------------
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_q(op: str, input: Tensor, q: Any) -> Tensor:
+    """``q`` as a tensor of ``input``'s dtype (a number wrapped, as PyTorch wraps it), after PyTorch's checks."""
     if isinstance(q, Tensor):
         if q.ndim > 1:
-            raise RuntimeError(f"quantile() q must be a scalar or 1D tensor, but got {q.ndim}D")
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q.dtype is not input.dtype:
-            raise RuntimeError(f"quantile() q tensor must be same dtype as the input tensor ({q.dtype} vs {input.dtype})")
-        qs, scalar_q = [float(v) for v in q.reshape(-1).tolist()], q.ndim == 0
-    elif isinstance(q, (int, float)) and not isinstance(q, bool):
-        qs, scalar_q = [float(q)], True
-    else:
-        raise TypeError(f"quantile(): argument 'q' must be a number or a Tensor, but got {type_name(q)}")
-    if any(not 0.0 <= v <= 1.0 for v in qs):
-        raise RuntimeError("quantile() q values must be in the range [0, 1]")
-    x = reshape(input, (-1,)) if dim is None else input
-    d = 0 if dim is None else check_int("quantile", "dim", 2, dim) % max(x.ndim, 1)
-    n = x.shape[d] if x.ndim else 1
-    if n == 0:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        if q.device == "cpu" and q.numel() and not bool(((q >= 0) & (q <= 1)).all()):
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        return q
+    if isinstance(q, bool) or not isinstance(q, (int, float)):
+        raise TypeError(f"{op}() received an invalid combination of arguments - got ({type_name(q)}), but expected "
+                        "one of:\n * (Tensor q, int dim = None, bool keepdim = False, *, str interpolation = "
+                        "\"linear\")\n * (float q, int dim = None, bool keepdim = False, *, str interpolation = "
+                        "\"linear\")")
+    if not 0.0 <= q <= 1.0:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+    return Tensor._scalar(float(q), input.dtype, input.device)
+
+
+def _quantile_compute(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str,
+                      ignore_nan: bool) -> Tensor:
+    """PyTorch's ``quantile_compute`` (``aten/src/ATen/native/Sorting.cpp``), step for step, so the graph is its
+    graph: sort (the reduced dim last), the rank of each quantile among the sorted values (for ``ignore_nan``
+    among the numbers only, NaN when there are none), the values at the ranks below and above ``gather``-ed and
+    mixed by ``lerp_``, then ``squeeze_`` (``SqueezeBackward4``). The ranks are made of ``q``, so a ``q`` that
+    requires grad gets one."""
+    check_tensor(op, "input", 0, input)
+    if not input.dtype.is_floating:
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    qt = _quantile_q(op, input, q)
+    check_bool(op, "keepdim", 3, keepdim)
+    if interpolation not in _INTERPOLATIONS:  # (a ShapeError, a RuntimeError that is also the ValueError it was)
+        raise ShapeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                         f"but got {interpolation}")
+    d = None if dim is None else wrap_dim(op, check_int(op, "dim", 2, dim), input.ndim)
+    if input.numel() == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
-    ordered = sort(x, d).values if x.ndim else reshape(x, (1,))
-    if not x.ndim:
-        d = 0
-    lead = (slice(None),) * d
-    outs = []
-    q_flat = reshape(q, (-1,)) if isinstance(q, Tensor) else None
-    for k, v in enumerate(qs):
-        pos = v * (n - 1)
-        lo = int(np.floor(pos))
-        hi = int(np.ceil(pos))  # == lo at an integral position (no neighbour to mix in, as PyTorch)
-        # The weight of the upper neighbour: 0 picks the lower, 1 the upper, else lerp's formula.
-        weight: Any = 0.0 if pos == lo else {"lower": 0.0, "higher": 1.0, "midpoint": 0.5,
-                                             "nearest": float(round(pos) != lo), "linear": pos - lo}[interpolation]
-        if q_flat is not None and interpolation == "linear" and hi != lo:
-            # a tensor q gets a gradient too: the weight (n - 1) q - lo is differentiable in q
-            weight = sub(mul(getitem(q_flat, (k,)), float(n - 1)), float(lo))
-        a = getitem(ordered, lead + (slice(lo, lo + 1),))
-        if isinstance(weight, Tensor) or 0.0 < weight < 1.0:
-            b = getitem(ordered, lead + (slice(hi, hi + 1),))
-            pick = add(a, mul(sub(b, a), weight))
-        else:
-            pick = a if weight == 0.0 else getitem(ordered, lead + (slice(hi, hi + 1),))
-        if dim is None or input.ndim == 0:
-            pick = reshape(pick, (1,) * input.ndim if keepdim else ())
-        elif not keepdim:
-            pick = squeeze(pick, d)
-        outs.append(pick)
-    if scalar_q:
-        return outs[0]
-    return stack(outs, 0)
+    if d is None:
+        out_shape = [1] * input.ndim if keepdim else []
+        values = sort(reshape(input, (-1,))).values
+    else:
+        out_shape = [1 if k == d else s for k, s in enumerate(input.shape) if keepdim or k != d]
+        # (a 0-d input takes the second way, as PyTorch's: a one-element row)
+        values = sort(input).values if d == input.ndim - 1 else sort(input.unsqueeze(-1).transpose(d, -1)).values
+    out_shape.insert(0, qt.numel())
+    values = values.view(tuple(out_shape[1:]) + (values.shape[-1],))
+    if ignore_nan:  # the rank among the numbers; a slice of NaN only gets rank 0, whose value is NaN
+        ranks = qt * (values.isnan().logical_not().sum(-1, keepdim=True) - 1)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:  # where a slice holds NaN the last rank, whose value is NaN
+        last = values.shape[-1] - 1
+        ranks = (qt * last).masked_fill(values.isnan().any(-1, keepdim=True), last)
+    ranks = {"lower": ranks.floor, "higher": ranks.ceil, "nearest": ranks.round}.get(interpolation, lambda: ranks)()
+    below = ranks.long()
+    result = values.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        result.lerp_(values.gather(-1, ranks.ceil().long()), weights)
+    if qt.ndim == 0:
+        return result.squeeze_(-1)
+    return result.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+
+
+def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """The ``q``-quantiles of the values that are not NaN (``torch.nanquantile``; ``q`` a number or a 1-D tensor
+    in [0, 1]) along ``dim`` (of all elements when None), with ``interpolation`` ``'linear'``, ``'lower'``,
+    ``'higher'``, ``'nearest'`` or ``'midpoint'``; NaN where a slice holds no number. Composite, PyTorch's ops
+    (``_quantile_compute``): the gradient goes to the one or two elements that make each quantile.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.nanquantile(mg.tensor([1.0, float("nan"), 3.0, 2.0]), 0.5).item()
+        2.0
+    """
+    return _quantile_compute("nanquantile", input, q, dim, keepdim, interpolation, ignore_nan=True)

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..dtypes import ALL_DTYPES
 from ..errors import ShapeError
-from ..kernels.array_kernels import pixel_shuffle_arrays, pixel_unshuffle_arrays
+from ..kernels.array_kernels import channel_shuffle_arrays, pixel_shuffle_arrays, pixel_unshuffle_arrays
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.upsample import (UPSAMPLE_OPS, add_at_sorted, dim_taps, kernel_dtypes, resample_arrays,
@@ -319,3 +319,50 @@ def _factor(op: str, name: str, input: Any, r: Any) -> int:
     if r <= 0:
         raise RuntimeError(f"{op} expects a positive {name}, but got {r}")
     return int(r)
+
+
+# -- channel_shuffle: the channels of g groups interleaved (ShuffleNet) ------------------------------------------
+
+
+@register_kernel("channel_shuffle", Backend.CPU, dtypes=ALL_DTYPES)
+def channel_shuffle_cpu(x: np.ndarray, groups: int) -> np.ndarray:
+    return channel_shuffle_arrays(np, x, groups)
+
+
+_channel_shuffle = defop(
+    "channel_shuffle", inputs=("x",), out=False, attrs=(Attr("groups", check=check_int),),
+    infer_meta=lambda op, x, groups: (tuple(x.shape), x.dtype),
+    doc="the channels of groups groups interleaved: (N, g * k, *) read as (N, g, k, *), transposed to (N, k, g, *)")
+
+
+@_channel_shuffle.def_backward
+def _channel_shuffle_backward(ctx: Any, grad: Any) -> tuple[Any]:
+    """A permutation of the channels, whose inverse is the shuffle of ``C / groups`` groups (PyTorch's)."""
+    return (ctx.ops.channel_shuffle(grad, ctx.input_shape(0)[1] // ctx.attrs["groups"]),)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """The channels of ``input`` (``(N, C, *)``) split into ``groups`` groups and interleaved, as ShuffleNet mixes
+    grouped convolutions' outputs (``torch.channel_shuffle``, ``F.channel_shuffle``). One op,
+    ``ChannelShuffleBackward0``.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.channel_shuffle(mg.arange(4.0).reshape(1, 4, 1), 2).flatten().tolist()
+        [0.0, 2.0, 1.0, 3.0]
+    """
+    op = "channel_shuffle"
+    check_tensor(op, "input", 0, input)
+    groups = check_int(op, "groups", 1, groups)
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
+                           f"{groups} groups.")
+    return _channel_shuffle(input, groups)
+
+
+__all__ += ["channel_shuffle"]

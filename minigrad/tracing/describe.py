@@ -405,6 +405,8 @@ def why_in_degree_update(ev: Any, c: Why) -> str:
 
 
 def what_hook_run(ev: Any, n: Names) -> str:
+    if ev.hook_kind in ("node_pre", "node_post"):  # a node's own hook: the target is the node
+        return f"{ev.hook_kind} hook on {n.node_name(ev.target)}"
     return f"{ev.hook_kind} hook on {n.tensor_name(ev.target)}"
 
 

@@ -494,7 +494,9 @@ class InDegreeUpdate(Event):
 @_event("hook.run")
 class HookRun(Event):
     """A hook ran on a gradient (``hook_kind``: tensor, retain_grad, final, post_accumulate_grad - a leaf's
-    ``register_post_accumulate_grad_hook``, after its ``.grad`` was written - ...)."""
+    ``register_post_accumulate_grad_hook``, after its ``.grad`` was written -, module_backward_pre and
+    module_backward - a module's full backward hooks -, and node_pre and node_post - a grad node's own
+    ``register_prehook`` and ``register_hook``, whose ``target`` is the node's id, not a tensor's)."""
 
     target: int
     hook_kind: str

@@ -36,6 +36,7 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "copy_slices": "CopySlices",
     "multi_margin_loss_backward": "NotImplemented",  # PyTorch has no derivative for it: its node raises
     "multilabel_margin_loss_backward": "NotImplemented",  # (the same)
+    "histogram": "NotImplemented",  # (the same: torch.histogram has no derivative)
     "diagonal_copy": "DiagonalBackward0_copy",  # torch.diag of a matrix: diagonal_copy's node, so named
     "copy_": "CopyBackwards",  # x.copy_(src); zero_ is ZeroBackward0 by the rule
     "fill_": "FillBackward2",  # fill_.Scalar; torch.fill (the op fill) is fill.Scalar, FillBackward0
@@ -95,6 +96,8 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "kthvalue_values": "KthvalueBackward0",
     "median_values": "MedianBackward1",  # median(dim)
     "median_all": "MedianBackward0",  # median() of all elements
+    "nanmedian_values": "NanmedianBackward1",  # nanmedian(dim) (ops/sort.py)
+    "nanmedian_all": "NanmedianBackward0",  # nanmedian() of all elements
     "mode_values": "ModeBackward0",  # mode(dim)'s values, read at mode_indices' positions (ops/sort.py)
     # reductions, scans and products (ops/reduce.py, ops/cumulative.py, ops/blas.py)
     "cummax_values": "CummaxBackward0",  # cummax's values, picked at argcummax's positions

@@ -2992,3 +2992,75 @@ def test_vdot_and_a_spectrally_normalized_layer_run_on_the_device_as_on_the_cpu(
                       layer.parametrizations.weight[0]._u.cpu().numpy()))
     np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-10)
     np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-10)
+
+
+def test_weight_norm_runs_on_the_device_as_on_the_cpu():
+    """``weight_norm_interface`` runs its GPU kernel (no fallback, no copy); a weight-normed layer's step on the
+    GPU equals the CPU's, and so does its double backward."""
+    v, g = mg.tensor(_rand((4, 6), mg.float64, seed=3)), mg.tensor(_rand((4, 1), mg.float64, seed=4))
+    with mg.trace() as tr:
+        got = mg._weight_norm(v.to("gpu"), g.to("gpu"), 0)
+    assert ("weight_norm_interface", "GPU") in {(e.op, e.backend) for e in tr.events if e.kind == "kernel.select"}
+    assert not [e for e in tr.events if e.kind == "device.copy" and e.direction == "device_to_host"]
+    np.testing.assert_allclose(got.cpu().numpy(), mg._weight_norm(v, g, 0).numpy(), rtol=1e-12)
+    grads = []
+    for device in ("cpu", "gpu"):
+        mg.manual_seed(0)
+        layer = mg.nn.utils.parametrizations.weight_norm(mg.nn.Conv2d(2, 3, 3, dtype=mg.float64).to(device))
+        out = layer(mg.ones(2, 2, 5, 5, dtype=mg.float64, device=device))
+        g0, g1 = mg.autograd.grad((out ** 2).sum(), [layer.parametrizations.weight.original0,
+                                                     layer.parametrizations.weight.original1], create_graph=True)
+        (g0.sum() + (g1 ** 2).sum()).backward()
+        grads.append([t.detach().cpu().numpy() for t in (g0, g1, layer.parametrizations.weight.original1.grad)])
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)
+
+
+def test_every_layer_made_with_device_has_its_parameters_and_buffers_there():
+    """``device=`` (``"cuda"`` too) places every parameter and buffer a layer makes; it was ignored by
+    ``Bilinear``, the convolutions, ``Embedding``, the norms, the recurrent layers and the transformer's."""
+    nn = mg.nn
+    makes = [lambda d: nn.Linear(3, 4, device=d), lambda d: nn.Bilinear(2, 3, 4, device=d),
+             lambda d: nn.Conv1d(2, 3, 3, device=d), lambda d: nn.Conv2d(2, 3, 3, device=d),
+             lambda d: nn.ConvTranspose2d(2, 3, 3, device=d), lambda d: nn.Embedding(5, 3, device=d),
+             lambda d: nn.EmbeddingBag(5, 3, device=d), lambda d: nn.LayerNorm(4, device=d),
+             lambda d: nn.BatchNorm2d(4, device=d), lambda d: nn.GroupNorm(2, 4, device=d),
+             lambda d: nn.RMSNorm(4, device=d),
+             lambda d: nn.InstanceNorm2d(4, affine=True, track_running_stats=True, device=d),
+             lambda d: nn.PReLU(device=d), lambda d: nn.LSTM(3, 4, proj_size=2, device=d),
+             lambda d: nn.GRUCell(3, 4, device=d),
+             lambda d: nn.MultiheadAttention(4, 2, kdim=3, vdim=3, add_bias_kv=True, device=d),
+             lambda d: nn.Transformer(4, 2, 1, 1, 8, device=d)]
+    for make in makes:
+        layer = make("cuda")
+        assert {str(t.device) for t in [*layer.parameters(), *layer.buffers()]} == {"cuda:0"}, layer
+
+
+def test_a_lazy_model_materializes_on_its_device():
+    """A lazy layer made with ``device=`` (or moved with ``to()`` before its first call) materializes its
+    parameters and buffers there and trains there."""
+    mg.manual_seed(0)
+    net = mg.nn.Sequential(mg.nn.LazyConv2d(3, 3, device="cuda"), mg.nn.LazyBatchNorm2d(), mg.nn.Flatten(),
+                           mg.nn.LazyLinear(2)).to("gpu")
+    loss = net(mg.randn(4, 2, 5, 5, device="cuda")).sum()
+    loss.backward()
+    assert {str(t.device) for t in [*net.parameters(), *net.buffers()]} == {"cuda:0"}
+    assert type(net[0]).__name__ == "Conv2d" and tuple(net[3].weight.shape) == (2, 27)
+
+
+def test_an_orthogonal_layer_trains_on_the_device_as_on_the_cpu():
+    """Each of ``parametrizations.orthogonal``'s maps (``matrix_exp``, ``cayley``, ``householder``) gives the CPU's
+    weight and gradient on the device, the starting ``base`` drawn on the CPU and moved."""
+    for omap, shape in (("matrix_exp", (4, 4)), ("cayley", (3, 5)), ("householder", (5, 3))):
+        got = []
+        for device in ("cpu", "gpu"):
+            mg.manual_seed(0)
+            layer = mg.nn.utils.parametrizations.orthogonal(mg.nn.Linear(shape[1], shape[0], dtype=mg.float64),
+                                                            orthogonal_map=omap)
+            layer.to(device)
+            out = layer(mg.ones(2, shape[1], dtype=mg.float64, device=device))
+            (out ** 2).sum().backward()
+            got.append((layer.weight.detach().cpu().numpy(),
+                        layer.parametrizations.weight.original.grad.cpu().numpy()))
+        for a, b in zip(*got):
+            np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-11)

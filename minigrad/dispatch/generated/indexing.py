@@ -161,6 +161,64 @@ def masked_fill_tensor_dygraph_function(x, mask, value, attrs):
     return out_t
 
 
+masked_scatter_op = OPS['masked_scatter']
+
+
+def masked_scatter_dygraph_function(x, mask, source, attrs):
+    """``masked_scatter`` after the API layer (``minigrad codegen masked_scatter`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(masked_scatter_op, [x, mask, source], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (masked_scatter_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, mask._dtype, mask._device, mask._layout, source._dtype, source._device, source._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(masked_scatter_op, [x, mask, source], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(masked_scatter_op, [x, mask, source], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(masked_scatter_op, entry.kernel, (x._data, mask._data, source._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(masked_scatter_op, [x, mask, source], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or source._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(masked_scatter_op, (x, mask, source), attrs, (out_t,))
+    return out_t
+
+
+masked_scatter_backward_op = OPS['masked_scatter_backward']
+
+
+def masked_scatter_backward_dygraph_function(grad, mask, attrs):
+    """``masked_scatter_backward`` after the API layer (``minigrad codegen masked_scatter_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(masked_scatter_backward_op, [grad, mask], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (masked_scatter_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, mask._dtype, mask._device, mask._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(masked_scatter_backward_op, [grad, mask], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(masked_scatter_backward_op, [grad, mask], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(masked_scatter_backward_op, entry.kernel, (grad._data, mask._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(masked_scatter_backward_op, [grad, mask], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(masked_scatter_backward_op, (grad, mask), attrs, (out_t,))
+    return out_t
+
+
 masked_select_op = OPS['masked_select']
 
 
@@ -187,6 +245,35 @@ def masked_select_dygraph_function(x, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(masked_select_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+put_op = OPS['put']
+
+
+def put_dygraph_function(x, source, attrs):
+    """``put`` after the API layer (``minigrad codegen put`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(put_op, [x, source], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (put_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, source._dtype, source._device, source._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(put_op, [x, source], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(put_op, [x, source], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(put_op, entry.kernel, (x._data, source._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(put_op, [x, source], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None or source._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(put_op, (x, source), attrs, (out_t,))
     return out_t
 
 

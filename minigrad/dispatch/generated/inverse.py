@@ -16,6 +16,35 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+cholesky_solve_op = OPS['cholesky_solve']
+
+
+def cholesky_solve_dygraph_function(input, input2, attrs):
+    """``cholesky_solve`` after the API layer (``minigrad codegen cholesky_solve`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(cholesky_solve_op, [input, input2], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (cholesky_solve_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, input2._dtype, input2._device, input2._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(cholesky_solve_op, [input, input2], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(cholesky_solve_op, [input, input2], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(cholesky_solve_op, entry.kernel, (input._data, input2._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(cholesky_solve_op, [input, input2], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or input2._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(cholesky_solve_op, (input, input2), attrs, (out_t,))
+    return out_t
+
+
 det_op = OPS['det']
 
 
@@ -125,4 +154,33 @@ def solve_dygraph_function(A, B, attrs):
     if GRAD_MODE.enabled and out_t._dtype.is_floating and (A._meta is not None or B._meta is not None):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(solve_op, (A, B), attrs, (out_t,))
+    return out_t
+
+
+triangular_solve_op = OPS['triangular_solve']
+
+
+def triangular_solve_dygraph_function(input, A, attrs):
+    """``triangular_solve`` after the API layer (``minigrad codegen triangular_solve`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(triangular_solve_op, [input, A], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (triangular_solve_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout, A._dtype, A._device, A._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(triangular_solve_op, [input, A], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(triangular_solve_op, [input, A], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(triangular_solve_op, entry.kernel, (input._data, A._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(triangular_solve_op, [input, A], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None or A._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(triangular_solve_op, (input, A), attrs, (out_t,))
     return out_t

@@ -130,3 +130,61 @@ def matmul_dygraph_function(x, y, attrs):
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(matmul_op, (x, y), attrs, (out_t,))
     return out_t
+
+
+pdist_op = OPS['pdist']
+
+
+def pdist_dygraph_function(x, attrs):
+    """``pdist`` after the API layer (``minigrad codegen pdist`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(pdist_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (pdist_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(pdist_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(pdist_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(pdist_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(pdist_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(pdist_op, (x,), attrs, (out_t,))
+    return out_t
+
+
+pdist_backward_op = OPS['pdist_backward']
+
+
+def pdist_backward_dygraph_function(grad, x, pdist, attrs):
+    """``pdist_backward`` after the API layer (``minigrad codegen pdist_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(pdist_backward_op, [grad, x, pdist], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (pdist_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout, pdist._dtype, pdist._device, pdist._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(pdist_backward_op, [grad, x, pdist], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(pdist_backward_op, [grad, x, pdist], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(pdist_backward_op, entry.kernel, (grad._data, x._data, pdist._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(pdist_backward_op, [grad, x, pdist], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None or pdist._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(pdist_backward_op, (grad, x, pdist), attrs, (out_t,))
+    return out_t

@@ -5,6 +5,8 @@ writes them and ``docs/architecture.md`` walks one.
 """
 
 from minigrad import flags
+from minigrad.autograd.grad_mode import GRAD_MODE
+from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
 from minigrad.dispatch.dygraph import finish_outputs, run_layers
 from minigrad.dispatch.op_table import OPS
@@ -44,6 +46,40 @@ def histc_dygraph_function(x, attrs):
     out = launch_and_check(histc_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(histc_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
+histogram_op = OPS['histogram']
+
+
+def histogram_dygraph_function(input, bins, weight, attrs):
+    """``histogram`` after the API layer (``minigrad codegen histogram`` prints it)."""
+    # A list or optional input: the dygraph layer's general steps.
+    return run_layers(histogram_op, [input, bins, weight], attrs, bus.recorder)
+
+
+isin_op = OPS['isin']
+
+
+def isin_dygraph_function(elements, test_elements, attrs):
+    """``isin`` after the API layer (``minigrad codegen isin`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(isin_op, [elements, test_elements], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (isin_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, elements._dtype, elements._device, elements._layout, test_elements._dtype, test_elements._device, test_elements._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(isin_op, [elements, test_elements], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(isin_op, [elements, test_elements], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(isin_op, entry.kernel, (elements._data, test_elements._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(isin_op, [elements, test_elements], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     return out_t  # no backward formula: no grad node
 
@@ -94,5 +130,59 @@ def unique_dygraph_function(x, attrs):
     out = launch_and_check(unique_op, entry.kernel, (x._data,), attrs)
     if type(out) is tuple:  # several outputs
         return finish_outputs(unique_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
+unique_consecutive_op = OPS['unique_consecutive']
+
+
+def unique_consecutive_dygraph_function(input, attrs):
+    """``unique_consecutive`` after the API layer (``minigrad codegen unique_consecutive`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(unique_consecutive_op, [input], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (unique_consecutive_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(unique_consecutive_op, [input], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(unique_consecutive_op, [input], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(unique_consecutive_op, entry.kernel, (input._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(unique_consecutive_op, [input], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (input._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(unique_consecutive_op, (input,), attrs, (out_t,))
+    return out_t
+
+
+unique_consecutive_runs_op = OPS['unique_consecutive_runs']
+
+
+def unique_consecutive_runs_dygraph_function(input, attrs):
+    """``unique_consecutive_runs`` after the API layer (``minigrad codegen unique_consecutive_runs`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(unique_consecutive_runs_op, [input], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (unique_consecutive_runs_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, input._dtype, input._device, input._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(unique_consecutive_runs_op, [input], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(unique_consecutive_runs_op, [input], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(unique_consecutive_runs_op, entry.kernel, (input._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(unique_consecutive_runs_op, [input], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
     return out_t  # no backward formula: no grad node

@@ -265,6 +265,89 @@ def mode_values_dygraph_function(x, indices, attrs):
     return out_t
 
 
+nanmedian_all_op = OPS['nanmedian_all']
+
+
+def nanmedian_all_dygraph_function(x, index, attrs):
+    """``nanmedian_all`` after the API layer (``minigrad codegen nanmedian_all`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(nanmedian_all_op, [x, index], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (nanmedian_all_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, index._dtype, index._device, index._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(nanmedian_all_op, [x, index], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(nanmedian_all_op, [x, index], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(nanmedian_all_op, entry.kernel, (x._data, index._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(nanmedian_all_op, [x, index], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(nanmedian_all_op, (x, index), attrs, (out_t,))
+    return out_t
+
+
+nanmedian_indices_op = OPS['nanmedian_indices']
+
+
+def nanmedian_indices_dygraph_function(x, attrs):
+    """``nanmedian_indices`` after the API layer (``minigrad codegen nanmedian_indices`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(nanmedian_indices_op, [x], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (nanmedian_indices_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(nanmedian_indices_op, [x], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(nanmedian_indices_op, [x], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(nanmedian_indices_op, entry.kernel, (x._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(nanmedian_indices_op, [x], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    return out_t  # no backward formula: no grad node
+
+
+nanmedian_values_op = OPS['nanmedian_values']
+
+
+def nanmedian_values_dygraph_function(x, indices, attrs):
+    """``nanmedian_values`` after the API layer (``minigrad codegen nanmedian_values`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(nanmedian_values_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (nanmedian_values_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(nanmedian_values_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(nanmedian_values_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(nanmedian_values_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(nanmedian_values_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(nanmedian_values_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
 sort_values_op = OPS['sort_values']
 
 

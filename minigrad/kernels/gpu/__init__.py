@@ -53,7 +53,7 @@ def load() -> None:
         return
     # The kernel modules import CuPy at their top, so they are imported here, on the GPU's
     # first use (the import test allows this one lazy entry point, as it allows CuPy's).
-    from . import conv, elementwise, library, linalg, nn, optim, pooling, reduce, shape  # noqa: F401  (registration side effects)
+    from . import conv, elementwise, library, linalg, nn, numbers, optim, pooling, reduce, shape  # noqa: F401  (registration side effects)
 
     _loaded = True
 

@@ -34,7 +34,7 @@ from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
                              product_at, spread_index, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
                              searchsorted_arrays,
-                             vector_norm_arrays)
+                             vector_norm_arrays, weight_norm_arrays)
 from ..loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms,
                           multilabel_margin_grad, multilabel_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms)
 from ..pool_windows import (adaptive_matrix, adaptive_tiles, apply_windows, apply_windows_3d, avg_matrices,
@@ -710,3 +710,74 @@ def grid_sampler_derivative_backward(grad: Any, grid: Any, input_size: tuple[int
 def block_diag(xs: Any) -> Any:
     """A fill of zeros, then one copy per block into its place."""
     return block_diag_arrays(cupy, xs)
+
+
+@register_kernel("weight_norm_interface", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_weight_norm_interface")
+def weight_norm_interface(v: Any, g: Any, dim: int = 0) -> Any:
+    """The CPU kernel's body in CuPy: a reduction and two elementwise launches, the norms kept on the device."""
+    return weight_norm_arrays(cupy, v, g, dim)
+
+
+# -- writing a source into part of a copy (view scatters, masked_scatter, put), channel_shuffle, renorm, pdist: ----
+#    the CPU kernels' bodies (kernels/array_kernels.py) on CuPy's arrays
+
+from ..array_kernels import (SOURCE_TOO_SMALL, channel_shuffle_arrays, mask_count,  # noqa: E402  (this section's own)
+                             masked_scatter_arrays, masked_scatter_backward_arrays, pdist_arrays, pdist_backward_arrays,
+                             put_arrays, renorm_arrays, scattered_into, select_index, slice_index)
+from ..strided import diagonal_view  # noqa: E402
+
+
+@register_kernel("slice_scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_slice_scatter")
+def slice_scatter(x: Any, src: Any, dim: int, start: int, end: int, step: int) -> Any:
+    return scattered_into(cupy, x, src, lambda out: out[slice_index(dim, start, end, step)])
+
+
+@register_kernel("select_scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_select_scatter")
+def select_scatter(x: Any, src: Any, dim: int, index: int) -> Any:
+    return scattered_into(cupy, x, src, lambda out: out[select_index(dim, index)])
+
+
+@register_kernel("diagonal_scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_diagonal_scatter")
+def diagonal_scatter(x: Any, src: Any, offset: int, dim1: int, dim2: int) -> Any:
+    return scattered_into(cupy, x, src, lambda out: diagonal_view(cupy, out, offset, dim1, dim2))
+
+
+@register_kernel("masked_scatter", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_masked_scatter")
+def masked_scatter(x: Any, mask: Any, source: Any) -> Any:
+    """The running count of the mask picks each True position's element; whether the source has enough is
+    checked on the device, reported at the next sync (nothing read back now)."""
+    shape = x.shape if x.shape == mask.shape else np.broadcast_shapes(x.shape, mask.shape)
+    check_later(mask_count(cupy, mask, shape), 0, source.size + 1, lambda bad, values: RuntimeError(SOURCE_TOO_SMALL))
+    return masked_scatter_arrays(cupy, x, mask, source)
+
+
+@register_kernel("masked_scatter_backward", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_masked_scatter_backward")
+def masked_scatter_backward(grad: Any, mask: Any, sizes: tuple[int, ...]) -> Any:
+    return masked_scatter_backward_arrays(cupy, grad, mask, sizes)
+
+
+@register_kernel("put", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_put")
+def put(x: Any, source: Any, index: Any, accumulate: bool = False) -> Any:
+    return put_arrays(cupy, x, source, _on_device(index), accumulate, add_at, set_at)
+
+
+@register_kernel("channel_shuffle", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_channel_shuffle")
+def channel_shuffle(x: Any, groups: int) -> Any:
+    return channel_shuffle_arrays(cupy, x, groups)
+
+
+@register_kernel("renorm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_renorm")
+def renorm(x: Any, p: float, dim: int, maxnorm: float) -> Any:
+    """The norms in CuPy's reductions, a half's accumulated in float32 (as ``vector_norm``'s GPU kernel)."""
+    return renorm_arrays(cupy, x, p, dim, maxnorm, acc=np.float32 if x.dtype == np.float16 else None)
+
+
+@register_kernel("pdist", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_pdist")
+def pdist(x: Any, p: float = 2.0) -> Any:
+    """The pairs made on the device (``cupy.triu_indices``), their differences' norms in CuPy's reductions."""
+    return pdist_arrays(cupy, x, p, acc=np.float32 if x.dtype == np.float16 else None)
+
+
+@register_kernel("pdist_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_pdist_backward")
+def pdist_backward(grad: Any, x: Any, pdist: Any, p: float = 2.0) -> Any:
+    return pdist_backward_arrays(cupy, grad, x, pdist, p, add_at)

@@ -21,8 +21,10 @@ from ...dtypes import FLOAT_DTYPES, float32, float64
 from ..array_kernels import (column_major, lu_transposed_solve_arrays, nan_where_a_holds_nan, singular_error,
                              vector_rhs)
 from ..key import Backend
-from ..linalg_arrays import (cholesky_info, cholesky_inverse_arrays, eigh_arrays, lstsq_arrays, matrix_exp_arrays,
-                             pinv_arrays, qr_arrays, solve_triangular_arrays, svd_arrays)
+from ..linalg_arrays import (apply_reflectors_arrays, cholesky_info, cholesky_inverse_arrays, eigh_arrays, geqrf_arrays,
+                             householder_product_arrays, lstsq_arrays, lu_factor_arrays, lu_solve_arrays, lu_unpack_arrays,
+                             matrix_exp_arrays, permutation_matrix, pinv_arrays, qr_arrays, solve_triangular_arrays,
+                             svd_arrays)
 from ..array_kernels import (euclidean_dist_arrays, row_differences, trilinear_arrays,
                              vector_norm_arrays)
 from ..registry import register_kernel
@@ -360,3 +362,67 @@ def solve_triangular(a: Any, b: Any, upper: bool, left: bool = True, unitriangul
     """The triangle solved with ``cupy.linalg.solve`` (``solve_triangular_arrays``): no read back - a zero on the
     diagonal gives infinities or NaN, as PyTorch's, which raises nothing either."""
     return solve_triangular_arrays(cupy, a, b, upper, left, unitriangular)
+
+
+# -- Householder reflectors and the solves from a factor (ops/householder.py, ops/inverse.py, ops/lu.py) -----------
+# The CPU kernels' bodies (kernels/linalg_arrays.py) on CuPy: products and elementwise kernels, nothing read back.
+
+
+@register_kernel("geqrf", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_geqrf")
+def geqrf(a: Any) -> tuple[Any, Any]:
+    """LAPACK's ``geqrf`` column by column on the device (``geqrf_arrays``: its ``larfg`` reflectors)."""
+    if not a.size:
+        return a.copy(), cupy.zeros(a.shape[:-2] + (min(a.shape[-2:]),), dtype=a.dtype)
+    return geqrf_arrays(cupy, a)
+
+
+@register_kernel("linalg_householder_product", Backend.GPU, dtypes=_LINALG_DTYPES,
+                 name="gpu/cupy_linalg_householder_product")
+def householder_product(a: Any, tau: Any) -> Any:
+    """One rank-1 update per reflector (``householder_product_arrays``)."""
+    return householder_product_arrays(cupy, a, tau)
+
+
+@register_kernel("ormqr", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_ormqr")
+def ormqr(a: Any, tau: Any, c: Any, left: bool = True, transpose: bool = False) -> Any:
+    return column_major(cupy, apply_reflectors_arrays(cupy, a, tau, c, left, transpose))
+
+
+@register_kernel("triangular_solve", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_triangular_solve")
+def triangular_solve(b: Any, a: Any, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> tuple[Any, Any]:
+    tri = cupy.swapaxes(a, -1, -2) if transpose else a
+    x = solve_triangular_arrays(cupy, tri, b, upper != transpose, True, unitriangular)
+    return x, column_major(cupy, cupy.broadcast_to(a, x.shape[:-2] + a.shape[-2:]))
+
+
+@register_kernel("cholesky_solve", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_cholesky_solve")
+def cholesky_solve(b: Any, factor: Any, upper: bool = False) -> Any:
+    ft = cupy.swapaxes(factor, -1, -2)
+    first, second = (ft, factor) if upper else (factor, ft)
+    return solve_triangular_arrays(cupy, second, solve_triangular_arrays(cupy, first, b, False), True)
+
+
+@register_kernel("linalg_lu_solve", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_linalg_lu_solve")
+def lu_solve(lu: Any, pivots: Any, b: Any, left: bool = True, adjoint: bool = False) -> Any:
+    """The pivots' swaps by ``where`` and two triangular solves (``lu_solve_arrays``)."""
+    return lu_solve_arrays(cupy, lu, pivots, b, left, adjoint)
+
+
+@register_kernel("lu_unpack", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_lu_unpack")
+def lu_unpack(lu: Any) -> tuple[Any, Any]:
+    return lu_unpack_arrays(cupy, lu)
+
+
+@register_kernel("lu_permutation", Backend.GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_lu_permutation")
+def lu_permutation(lu: Any, pivots: Any) -> Any:
+    m = lu.shape[-2]
+    p = permutation_matrix(cupy, pivots, m, lu.dtype)
+    return cupy.ascontiguousarray(cupy.broadcast_to(p, tuple(np.broadcast_shapes(lu.shape[:-2], p.shape[:-2])) + (m, m)))
+
+
+@register_kernel("linalg_lu_factor_ex", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cupy_linalg_lu_factor_ex")
+def lu_factor(a: Any, pivot: bool = True) -> tuple[Any, Any, Any]:
+    """``getrf`` column by column on the device (``lu_factor_arrays``): the pivots chosen and swapped by
+    ``argmax`` and ``where``, ``info`` computed there too; nothing read back."""
+    return lu_factor_arrays(cupy, a)

@@ -357,3 +357,21 @@ def sort_values(x: Any, indices: Any, dim: int = 0, keepdim: bool = True) -> Any
 def median_all(x: Any, index: Any) -> Any:
     """``median()``'s value: the element at the flat position argsort found, read on the device."""
     return x.reshape(-1)[index.reshape(-1)].reshape(())
+
+
+register_kernel("nanmedian_values", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_nanmedian_values")(_picked_any)
+register_kernel("nanmedian_all", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_nanmedian_all")(median_all)
+
+
+@register_kernel("nanmedian_indices", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_nanmedian_indices")
+def nanmedian_indices(x: Any, dim: int = -1) -> Any:
+    """``nanmedian``'s positions on the device: per slice the ``(n - 1) // 2``-th of its ``n`` numbers in a stable
+    sort (NaN last), the CPU's choice; a slice of NaN only gives its first position, where the CPU's
+    ``nth_element`` may leave another (PyTorch's CPU and CUDA kernels differ there as well)."""
+    if x.ndim == 0:
+        return cupy.zeros((), dtype=np.int64)
+    d = dim % x.ndim
+    order = cupy.argsort(x, axis=d)
+    numbers = x.shape[d] - (cupy.isnan(x).sum(axis=d, keepdims=True) if x.dtype.kind == "f" else 0)
+    k = cupy.maximum(numbers - 1, 0) // 2
+    return cupy.ascontiguousarray(cupy.take_along_axis(order, cupy.asarray(k, dtype=np.int64), axis=d)).astype(np.int64)
