@@ -132,3 +132,14 @@ def test_an_uninitialized_parameter_refuses_as_torch_s():
         w.materialize(3, dtype=L.float64)
         assert type(w).__name__ == "Parameter" and tuple(w.shape) == (3,) and w.dtype == L.float64
 
+
+
+def test_a_lazy_model_records_its_parameters_once_they_have_shapes():
+    """Made and called while recording: an uninitialized parameter is not announced (it has no shape); its
+    first call's materialization announces it, by its module name and with its shape."""
+    with mg.trace() as tr:
+        net = mg.nn.Sequential(mg.nn.LazyLinear(4), mg.nn.ReLU(), mg.nn.LazyLinear(1))
+        net(mg.ones(2, 3)).sum().backward()
+    made = {e.name: e.shape for e in tr.events if e.kind == "tensor.create"}
+    assert made["0.weight"] == [4, 3] and made["0.bias"] == [4] and made["2.weight"] == [1, 4]
+    assert not [e for e in tr.events if e.kind == "error"]

@@ -159,3 +159,47 @@ def _multi_grad_story(L):
 
 def test_register_multi_grad_hook_as_torch_s():
     assert _multi_grad_story(mg) == _multi_grad_story(torch)
+
+
+def _recorded_node_hooks():
+    x = mg.tensor([1.0, 2.0], requires_grad=True, name="x")
+    with mg.trace() as tr:
+        y = x * 2
+        y.grad_fn.register_prehook(lambda gos: (gos[0] * 3,))
+        y.grad_fn.register_hook(lambda gis, gos: None)
+        y.sum().backward()
+    mul = next(e.node for e in tr.events if e.kind == "node.create" and e.op == "mul")
+    return tr, mul
+
+
+def test_the_viewers_list_a_node_s_own_hooks_on_that_node():
+    """The web page's hook list and the TUI's node detail name a node hook's target as a node, not as the tensor
+    of the same id."""
+    pytest.importorskip("graphviz")
+    from minigrad.viz import stepper
+
+    tr, mul = _recorded_node_hooks()
+    hooks = stepper(tr.events).data["passes"][0]["hooks"]
+    name = f"MulBackward0#{mul}"
+    assert [(h["target"], h["kind"]) for h in hooks] == [(name, "node_pre"), (name, "node_post")]
+
+    pytest.importorskip("textual")
+    import asyncio
+
+    from minigrad.tui.app import MinigradApp
+    from minigrad.tui.model import Session
+
+    session = Session(tr.events, title="node hooks")
+
+    async def drive() -> str:
+        app = MinigradApp(session)
+        async with app.run_test(size=(160, 48)) as pilot:
+            scr = app.main_screen
+            scr.jump_to(name)
+            while session.events[scr.index].kind != "node.run":
+                await pilot.press("right")
+            await pilot.pause()
+            return scr.query_one("#detail").plain
+
+    detail = asyncio.run(drive())
+    assert f"node_pre on {name} @ event" in detail and f"node_post on {name} @ event" in detail

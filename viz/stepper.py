@@ -48,6 +48,7 @@ from typing import Any
 import graphviz
 
 from minigrad.tracing.describe import GLOSSARY, describe, explain, fmt_value
+from minigrad.tracing.events import NODE_HOOK_KINDS
 from minigrad.tracing.replay import BackwardPass, Replay, State
 from minigrad.tracing.viewing import (focus_node, grad_history, inside_node, named_outputs, pass_call, pass_ending,
                                       run_ending, run_ending_text, run_starts)
@@ -556,9 +557,12 @@ def _hooks(bw: BackwardPass, ids: list[int], final: State) -> list[dict[str, Any
     out = []
     for h in bw.hooks:
         target = h.get("target")
+        if h.get("hook_kind") in NODE_HOOK_KINDS:  # a node's own hook: on that node
+            out.append({"target": final.node_name(target), "kind": h.get("hook_kind"), "at": h.get("at"),
+                        "nodes": [k for k, n in enumerate(ids) if n == target]})
+            continue
         made_by = final.tensors[target].grad_node if target in final.tensors else None
-        nodes = [k for k, n in enumerate(ids)
-                 if target == n or target == getattr(final.nodes.get(n), "tensor", None) or made_by == n]
+        nodes = [k for k, n in enumerate(ids) if target == getattr(final.nodes.get(n), "tensor", None) or made_by == n]
         out.append({"target": final.tensor_name(target), "kind": h.get("hook_kind"), "at": h.get("at"), "nodes": nodes})
     return out
 

@@ -88,6 +88,11 @@ class UninitializedTensorMixin:
         self.__class__ = self.cls_to_become
         self._data = array if dev == "cpu" else move_array(array, "cpu", dev)
         self._dtype, self._device = dt, dev
+        self._announce()  # a recording meets the tensor now, with its shape (it was not announced before)
+
+    def _announce(self, rec: Any = None) -> None:
+        """Not announced while it has no shape: ``materialize`` announces it (NOTE [ An uninitialized parameter
+        has a dtype and a device but no shape ])."""
 
     def _retarget(self, dtype: Any = None, device: Any = None) -> None:
         """``module.to()``'s change: only the dtype and the device it will be materialized with."""

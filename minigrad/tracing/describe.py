@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any, Callable, Protocol
 
 from .node_names import paddle_node_name
-from .events import EVENT_TYPES
+from .events import EVENT_TYPES, NODE_HOOK_KINDS
 from .numbers import fmt_number
 from .versions import short_source
 
@@ -405,7 +405,7 @@ def why_in_degree_update(ev: Any, c: Why) -> str:
 
 
 def what_hook_run(ev: Any, n: Names) -> str:
-    if ev.hook_kind in ("node_pre", "node_post"):  # a node's own hook: the target is the node
+    if ev.hook_kind in NODE_HOOK_KINDS:  # a node's own hook: the target is the node
         return f"{ev.hook_kind} hook on {n.node_name(ev.target)}"
     return f"{ev.hook_kind} hook on {n.tensor_name(ev.target)}"
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 __all__ = [
+    "NODE_HOOK_KINDS",
     "Event",
     "EVENT_TYPES",
     "TensorCreate",
@@ -489,6 +490,11 @@ class InDegreeUpdate(Event):
 
     node: int
     in_degree: int
+
+
+#: The ``hook_kind`` values of a grad node's own hooks, whose ``hook.run`` ``target`` is a node id (the other kinds'
+#: is a tensor id, or -1 for the final-backward hooks).
+NODE_HOOK_KINDS = frozenset({"node_pre", "node_post"})
 
 
 @_event("hook.run")

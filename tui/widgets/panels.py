@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from minigrad.tracing.describe import fmt_value
+from minigrad.tracing.events import NODE_HOOK_KINDS
 from minigrad.tracing.replay import BackwardPass, State, node_status
 from minigrad.tracing.viewing import grad_history
 
@@ -250,12 +251,15 @@ class NodeDetail(_Pane):
             t.append(f"  slot {e.slot} rank {e.rank} → {nxt} (slot {e.next_slot} rank {e.next_rank})\n")
         if not info.edges:
             t.append("  (none: writes a leaf's .grad)\n" if info.is_accumulation else "  (none)\n")
-        hooks = [h for h in (bw.hooks if bw is not None else ()) if h.get("target") in (info.id, info.tensor)]
-        if bw is not None:
+        hooks = []
+        if bw is not None:  # the node's own hooks, and those of its output tensors (its leaf's, for an AccumulateGrad)
             out_tensors = {tid for tid, ti in state.tensors.items() if ti.grad_node == info.id}
-            hooks = [h for h in bw.hooks if h.get("target") in out_tensors or h.get("target") == info.id or (info.tensor is not None and h.get("target") == info.tensor)]
+            if info.tensor is not None:
+                out_tensors.add(info.tensor)
+            hooks = [h for h in bw.hooks if (h.get("target") == info.id if h.get("hook_kind") in NODE_HOOK_KINDS
+                                             else h.get("target") in out_tensors)]
         t.append("hooks  ", style="dim")
-        t.append(", ".join(f"{h['hook_kind']} on {s.tensor_name(h['target'])} @ event {h['at']}" for h in hooks) or "-")
+        t.append(", ".join(f"{h['hook_kind']} on {_hook_target(s, h)} @ event {h['at']}" for h in hooks) or "-")
         if info.is_accumulation:
             self._grad_history(t, state, info.tensor)
         return t
@@ -310,3 +314,8 @@ class GeneralGradView(_Pane):
             t.append(value + "\n", style=style)
         t.append(f"\nmarks in the graph pane: {'on' if marks else 'off'} (m toggles)", style="dim")
         return t
+
+
+def _hook_target(s: Any, h: Any) -> str:
+    """A ``hook.run``'s target by name: a node for a node's own hook, else a tensor."""
+    return s.node_name(h["target"]) if h.get("hook_kind") in NODE_HOOK_KINDS else s.tensor_name(h["target"])
