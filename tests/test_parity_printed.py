@@ -59,7 +59,9 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # weight norm (hook and parametrization), the older spectral norm, conv-bn fusion, state-dict hooks
            "reparam_printed",
            # a textbook's builder's guide: blocks, parameter management, init, lazy layers, I/O, a lazy LeNet
-           "builders_guide_printed")
+           "builders_guide_printed",
+           # backward hooks as PyTorch's autograd notes explain them: tensor, node, AccumulateGrad, multi-grad, module
+           "backward_hooks_printed")
 
 pytestmark = pytest.mark.torch
 

@@ -83,10 +83,6 @@ class LazyModuleMixin:
             module.__class__ = module.cls_to_become
 
 
-def _uninitialized_parameter(device: Any, dtype: Any) -> UninitializedParameter:
-    return UninitializedParameter(device=device, dtype=dtype)
-
-
 class LazyLinear(LazyModuleMixin, Linear):
     """A ``Linear`` whose ``in_features`` is the last dim of its first input."""
 
@@ -95,8 +91,8 @@ class LazyLinear(LazyModuleMixin, Linear):
     def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         Module.__init__(self)
         self.in_features, self.out_features = 0, out_features
-        self.weight = _uninitialized_parameter(device, dtype)
-        self.bias = _uninitialized_parameter(device, dtype) if bias else None
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.bias = UninitializedParameter(device=device, dtype=dtype) if bias else None
         self._wait_for_input()
 
     def reset_parameters(self) -> None:
@@ -125,8 +121,8 @@ class _LazyConvXdMixin(LazyModuleMixin):
         _ConvNd.__init__(self, 0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
                          output_padding, dtype=dtype, device=device)
         self.out_channels = out_channels
-        self.weight = _uninitialized_parameter(device, dtype)
-        self.bias = _uninitialized_parameter(device, dtype) if bias else None
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.bias = UninitializedParameter(device=device, dtype=dtype) if bias else None
         self._wait_for_input()
 
     def reset_parameters(self) -> None:
@@ -184,8 +180,8 @@ class _LazyNormBase(LazyModuleMixin):
                  device: Any = None, dtype: Any = None) -> None:
         self.cls_to_become.__init__(self, 0, eps, momentum, affine, track_running_stats, device=device, dtype=dtype)
         if affine:  # the eager layer's zero-sized ones: nothing drawn
-            self.weight = _uninitialized_parameter(device, dtype)
-            self.bias = _uninitialized_parameter(device, dtype)
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
             self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
