@@ -377,3 +377,32 @@ def test_once_differentiable_runs_backward_unrecorded_and_guards_a_second_backwa
         results.append((seen, plain.grad_fn is None, guarded.tolist(), guarded.grad_fn.name(), error))
     assert results[0] == results[1]
     assert results[0][3] == "torch::autograd::Error" and "once_differentiable" in results[0][4]
+
+
+def test_set_materialize_grads_as_torch():
+    """By default an output that got no gradient reaches ``backward`` as zeros; with
+    ``ctx.set_materialize_grads(False)`` as None."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, mg):
+        seen = []
+
+        class Two(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, materialize):
+                ctx.set_materialize_grads(materialize)
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, g1, g2):
+                seen.append([None if g is None else g.tolist() for g in (g1, g2)])
+                return g1 * 2 + (0 if g2 is None else g2 * 3), None
+
+        x = L.ones(2, requires_grad=True)
+        for materialize in (True, False):
+            a, _ = Two.apply(x, materialize)
+            a.sum().backward()
+        with pytest.raises(TypeError, match="set_materialize_grads received an invalid combination of arguments"):
+            Two.apply(x, "no")
+        got.append((seen, x.grad.tolist()))
+    assert got[1] == got[0] == ([[[1.0, 1.0], [0.0, 0.0]], [[1.0, 1.0], None]], [4.0, 4.0])

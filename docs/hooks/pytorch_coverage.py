@@ -111,7 +111,15 @@ NOTES: dict[str, str] = {
     "Tensor.view": "refuses (RuntimeError) where PyTorch's view would, suggesting `reshape`.",
     "Tensor.backward": "`grad_tensor=` (Paddle's) as well as `gradient=`; with `inputs=` the pruned copy of the graph is not released.",
     "nn.Embedding": "no `max_norm`, `sparse`.",
-    "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`.",
+    "nn.Module": "`state_dict`, `load_state_dict(strict=)`, buffers, `named_*`, `apply`, `to`, `double`; the state-dict "
+                 "hooks as PyTorch's, but a load's post-hooks run before the values are copied (a refused load "
+                 "changes nothing).",
+    "nn.utils.remove_spectral_norm": "also removes the load pre-hook (PyTorch's stays, and the layer then refuses "
+                                     "its own state dict).",
+    "nn.LazyInstanceNorm2d": "an unbatched input's channels are read at dim 0, as the eager layer's (PyTorch 2.13's "
+                             "lazy instance norms refuse an unbatched input).",
+    "autograd.graph.register_multi_grad_hook": "`mode=\"any\"` fires with the first gradient the engine computes: "
+                                               "minigrad's queue (Paddle's deque) may reach another tensor first.",
     "optim.SGD": "momentum, dampening, Nesterov, weight decay, `maximize`; PyTorch's values bit for bit (its "
                  "for-loop's ops: `add_(grad, alpha=-lr)` rounds once); `foreach` (the default on the GPU) "
                  "and `fused` forms, equal to the for-loop bit for bit ([Backward](concepts/backward.md)); "
@@ -122,8 +130,8 @@ NOTES: dict[str, str] = {
                   "equal to the for-loop bit for bit; `capturable` changes nothing on the GPU (steps are host "
                   "numbers, never synced) and is refused on the CPU as in PyTorch.",
     "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",
-    "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`; "
-                         "no `mark_dirty`, `set_materialize_grads`, `once_differentiable`.",
+    "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`, "
+                         "`once_differentiable`, `set_materialize_grads`; no `mark_dirty`.",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad); `mg.grad`, Paddle's name, returns a list.",
     # composites, training infrastructure, autograd extras
     "nn.LSTM": "built from ops (one node group per time step), no fused kernel.",

@@ -409,7 +409,7 @@ def run_ready_queue(queue: deque[GradNode], buffers: dict[GradNode, GradTensorHo
 def _filled_with_zeros(node: "GradNode", grads_in: list[list[Any]]) -> list[list[Any]]:
     """A node's incoming gradients with every missing one a zero tensor ("Fill Zero For GradIn Tensors");
     left as they are when none is there (NOTE [ No gradient at all passes on as none ])."""
-    if all(g is None for row in grads_in for g in row):
+    if not node.materializes_grads or all(g is None for row in grads_in for g in row):
         return grads_in
     for slot, row in enumerate(grads_in):
         for rank, g in enumerate(row):

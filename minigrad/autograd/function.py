@@ -83,6 +83,7 @@ class FunctionCtx:
         self.needs_input_grad = needs_input_grad
         self._to_save: tuple[Any, ...] | None = None
         self._non_differentiable: set[int] = set()
+        self._materialize_grads = True
         # Set only while backward runs (node, create_graph): the ctx must not keep its
         # node alive, or node -> ctx -> node would be a reference cycle.
         self._running: tuple[GradNode, bool] | None = None
@@ -119,6 +120,16 @@ class FunctionCtx:
             self._non_differentiable.add(id(t))
 
 
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` receives zeros (the default) or ``None`` for the outputs that got no gradient
+        (PyTorch's ``ctx.set_materialize_grads``): the engine fills a node's missing gradients with zeros
+        only where this is on (``engine._filled_with_zeros``)."""
+        if not isinstance(value, bool):
+            raise TypeError("set_materialize_grads received an invalid combination of arguments - got (), but "
+                            "expected (bool)")
+        self._materialize_grads = value
+
+
 class _FunctionInfo:
     """What a Function node keeps besides its wrappers: the ctx and how to map results."""
 
@@ -142,11 +153,15 @@ class FunctionNode(GradNode):
     __slots__ = ()
     fn_cls: ClassVar[type | None] = None
 
+    @property
+    def materializes_grads(self) -> bool:  # type: ignore[override]
+        return self.extra.ctx._materialize_grads
+
     def run_formula(self, grads: list[list[Any]], create_graph: bool) -> list[list[Any]]:
         """Call the user's ``backward(ctx, *grads)`` and check what it returns."""
         info: _FunctionInfo = self.extra
         ctx = info.ctx
-        grads_in = [row[0] for row in grads]  # the engine filled missing ones with zeros
+        grads_in = [row[0] for row in grads]  # missing ones zeros, unless ctx.set_materialize_grads(False)
         ctx._running = (self, create_graph)
         try:
             result = info.fn_cls.backward(ctx, *grads_in)

@@ -117,6 +117,9 @@ class GradNode:
     #: Paddle's name for the node (``MulBackward0``), shown where the mechanism is taught.
     paddle_name: ClassVar[str] = ""
     is_accumulation: ClassVar[bool] = False
+    #: Whether the engine fills the missing incoming gradients with zeros before the node runs (a custom
+    #: Function's ``ctx.set_materialize_grads(False)`` turns it off).
+    materializes_grads: ClassVar[bool] = True
     #: The input slot PyTorch's overload of this node takes as a Scalar, not a Tensor (``x ** 2``'s exponent,
     #: ``1 - x``'s 1): a number minigrad wrapped as a tensor, left out of ``next_functions`` as PyTorch has
     #: no edge for it (``tracing/node_names.py``, ``SCALAR_SLOTS``).
