@@ -487,3 +487,15 @@ def test_mT_mH_and_H_as_torch():
             r.append(str(e.value))
         got.append(r)
     assert got[1] == got[0]
+
+
+def test_state_dict_s_old_positional_form_as_torch_s():
+    got = []
+    for L in (torch, mg):
+        m = L.nn.Linear(2, 2)
+        with pytest.warns(FutureWarning, match="Positional args are being deprecated, use kwargs instead"):
+            forms = [list(m.state_dict(None, "p.")), list(m.state_dict(None)), list(m.state_dict(None, "q.", True))]
+        with pytest.warns(FutureWarning):
+            forms.append(m.state_dict(None, "", True)["weight"] is m.weight)
+        got.append(forms)
+    assert got[1] == got[0]

@@ -141,8 +141,9 @@ class ModuleStateMixin:
             warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
                           "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
                           "for details.", FutureWarning, stacklevel=2)
-            destination, prefix, keep_vars = (*args, destination, prefix, keep_vars)[:3] if len(args) == 1 else \
-                (*args, keep_vars)[:3] if len(args) == 2 else args[:3]
+            given = dict(zip(("destination", "prefix", "keep_vars"), args))
+            destination = given.get("destination", destination)
+            prefix, keep_vars = given.get("prefix", prefix), given.get("keep_vars", keep_vars)
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
@@ -234,7 +235,10 @@ class ModuleStateMixin:
             for _, fn, options in (hooks.load_state_dict_pre if hooks else ()):
                 local_metadata = metadata.get(pre[:-1], {}) if metadata is not None else {}
                 args = (state_dict, pre, local_metadata, True, missing, unexpected, errors)
-                fn(mod, *args) if options.get("with_module") else fn(*args)
+                if options.get("with_module"):
+                    fn(mod, *args)
+                else:
+                    fn(*args)
         targets = self._state_targets()
         missing += [k for k in targets if k not in state_dict]
         unexpected += [k for k in state_dict if k not in targets]
