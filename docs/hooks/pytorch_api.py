@@ -192,9 +192,10 @@ def pytorch_reference() -> str:
         "",
         "## Not supported yet",
         "",
-        "Forms PyTorch has that minigrad refuses with a clear error: `einsum` with `...`, repeated letters or",
-        "more than two operands; `conv2d` with `padding_mode` other than zeros; `Embedding(max_norm=)`.",
-        "Complex dtypes, sparse tensors, `torch.compile`, module hooks and distributed training are out of scope.",
+        "What PyTorch has and minigrad has not is listed name by name, from the installed PyTorch, on the",
+        "[coverage page](pytorch-coverage.md) (with each difference in behaviour minigrad knows of); among it",
+        "3-D convolutions and max pooling, forward-mode AD, `vmap`, `Function.mark_dirty`. Complex dtypes, sparse",
+        "tensors, quantization, a compiler (`torch.compile` runs eagerly) and distributed training are out of scope.",
         "",
     ]
     return "\n".join(lines)
