@@ -470,3 +470,64 @@ def test_an_optimizer_prints_and_keeps_its_options_as_pytorch_s(name: str, kwarg
     for gm, gt in zip(m.param_groups, t.param_groups):
         assert {k: (type(v), v) for k, v in gm.items() if k != "params"} == \
             {k: (type(v), v) for k, v in gt.items() if k != "params"}
+
+
+# -- schedulers chain, as PyTorch's (NOTE [ Schedulers chain ] in optim/lr_scheduler.py) ---------------------
+
+_CHAINS = {
+    "exponential": lambda S, o: [S.ExponentialLR(o, 0.9)],
+    "step": lambda S, o: [S.StepLR(o, 2, 0.1)],
+    "multistep, a milestone twice": lambda S, o: [S.MultiStepLR(o, [2, 4, 4], 0.5)],
+    "cosine": lambda S, o: [S.CosineAnnealingLR(o, 4, eta_min=0.01)],
+    "linear": lambda S, o: [S.LinearLR(o, 0.25, 1.0, 3)],
+    "constant": lambda S, o: [S.ConstantLR(o, 0.5, 3)],
+    "polynomial": lambda S, o: [S.PolynomialLR(o, 4, 2.0)],
+    "multiplicative": lambda S, o: [S.MultiplicativeLR(o, lambda e: 0.95)],
+    "exponential and multistep stepped back to back": lambda S, o: [S.ExponentialLR(o, 0.9), S.MultiStepLR(o, [3, 5])],
+    "constant then exponential": lambda S, o: [S.ConstantLR(o, 0.1, 2), S.ExponentialLR(o, 0.9)],
+    "chained": lambda S, o: [S.ChainedScheduler([S.ConstantLR(o, 0.1, 2), S.ExponentialLR(o, 0.9)], optimizer=o)],
+    "sequential": lambda S, o: [S.SequentialLR(o, [S.LinearLR(o, 0.1, 1.0, 3), S.CosineAnnealingLR(o, 5)], [3])],
+    "sequential of three": lambda S, o: [S.SequentialLR(o, [S.ExponentialLR(o, 0.9), S.StepLR(o, 2, 0.5),
+                                                            S.ConstantLR(o, 0.5, 2)], [2, 5])],
+}
+
+
+@pytest.mark.parametrize("name", list(_CHAINS))
+def test_learning_rates_print_as_torch_s_step_by_step(name):
+    """Every lr equal to PyTorch's to the last bit (what ``print(scheduler.get_last_lr())`` shows), schedulers
+    stepped back to back composing as PyTorch's do."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, mg):
+        opt = L.optim.SGD([L.nn.Parameter(L.ones(1))], lr=0.1)
+        scheds = _CHAINS[name](L.optim.lr_scheduler, opt)
+        lrs = [opt.param_groups[0]["lr"]]
+        for _ in range(12):
+            opt.step()
+            for s in scheds:
+                s.step()
+            lrs.append(opt.param_groups[0]["lr"])
+        got.append((lrs, [repr(x) for x in scheds[-1].get_last_lr()]))
+    assert got[1] == got[0]
+
+
+def test_chained_scheduler_s_state_and_refusals_as_torch_s():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (torch, mg):
+        S = L.optim.lr_scheduler
+        opt = L.optim.SGD([L.nn.Parameter(L.ones(1))], lr=1.0)
+        chained = S.ChainedScheduler([S.ConstantLR(opt, 0.1, 2), S.ExponentialLR(opt, 0.9)])
+        for _ in range(3):
+            opt.step()
+            chained.step()
+        state = chained.state_dict()
+        again = S.ChainedScheduler([S.ConstantLR(opt, 0.1, 2), S.ExponentialLR(opt, 0.9)])
+        again.load_state_dict(state)
+        r = [sorted(state), again.get_last_lr(), isinstance(chained, S.LRScheduler)]
+        for bad in ([], [S.ReduceLROnPlateau(opt)], [object()]):
+            with pytest.raises((ValueError, TypeError)) as e:
+                S.ChainedScheduler(bad, optimizer=opt)
+            r.append((type(e.value).__name__, str(e.value)))
+        got.append(r)
+    assert got[1] == got[0]

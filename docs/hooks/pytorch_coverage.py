@@ -129,7 +129,9 @@ NOTES: dict[str, str] = {
                   "ulp); `foreach` (the default on the GPU) and `fused`, "
                   "equal to the for-loop bit for bit; `capturable` changes nothing on the GPU (steps are host "
                   "numbers, never synced) and is refused on the CPU as in PyTorch.",
-    "optim.lr_scheduler.LRScheduler": "closed-form schedules; `get_last_lr()`; `SequentialLR` but no `ChainedScheduler`.",
+    "optim.lr_scheduler.LRScheduler": "PyTorch's chainable forms (each lr from the current one, so schedulers "
+                                      "stepped back to back compose and print PyTorch's digits); the closed forms "
+                                      "for `step(epoch)`, without its deprecation warning.",
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`, "
                          "`once_differentiable`, `set_materialize_grads`; no `mark_dirty`.",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad); `mg.grad`, Paddle's name, returns a list.",

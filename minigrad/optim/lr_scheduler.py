@@ -1,10 +1,23 @@
 """Learning-rate schedulers (``mg.optim.lr_scheduler``): ``StepLR``, ``MultiStepLR``, ``ExponentialLR``,
 ``LinearLR``, ``CosineAnnealingLR``, ``CosineAnnealingWarmRestarts``, ``LambdaLR``, ``OneCycleLR``,
-``SequentialLR``, ``ReduceLROnPlateau``, ``ConstantLR``, ``PolynomialLR``, ``MultiplicativeLR`` and ``CyclicLR``.
+``SequentialLR``, ``ChainedScheduler``, ``ReduceLROnPlateau``, ``ConstantLR``, ``PolynomialLR``, ``MultiplicativeLR``
+and ``CyclicLR``.
 
-A scheduler sets each parameter group's ``lr`` from its initial value and
-the epoch count; call ``scheduler.step()`` once per epoch, after
-``optimizer.step()``, as in PyTorch. The formulas are PyTorch's closed forms.
+A scheduler sets each parameter group's ``lr`` at every ``scheduler.step()``; call it once per epoch,
+after ``optimizer.step()``, as in PyTorch.
+
+NOTE [ Schedulers chain ]
+    PyTorch's schedulers are "chainable": ``StepLR``, ``MultiStepLR``, ``ConstantLR``, ``LinearLR``,
+    ``ExponentialLR``, ``PolynomialLR``, ``CosineAnnealingLR`` and ``MultiplicativeLR`` compute the next
+    ``lr`` from the group's *current* one (``lr * gamma`` at a step boundary; for the cosine, the ratio of
+    two cosines), so two schedulers stepped back to back on one optimizer compose - each applies its factor
+    to what the other left - and the printed learning rates carry the rounding of that product, step after
+    step (``0.1 * 0.9 * 0.9 * 0.9`` is ``0.07290000000000002``, where the closed form ``0.1 * 0.9 ** 3``
+    gives ``0.0729``). minigrad computes them so, with PyTorch's formulas; the closed forms
+    (``_get_closed_form_lr``) serve ``step(epoch)``, as in PyTorch. The step a scheduler makes when it is
+    built (``_is_initial``) leaves the lr as it is, but for ``ConstantLR`` and ``LinearLR``, which apply their
+    first factor. ``LambdaLR``, ``OneCycleLR``, ``CyclicLR`` and ``CosineAnnealingWarmRestarts`` are closed
+    forms in PyTorch too.
 
 Example:
     >>> import minigrad as mg
@@ -27,7 +40,7 @@ from typing import Any, Callable, Sequence
 __all__ = [
     "LRScheduler", "StepLR", "CosineAnnealingLR", "LambdaLR", "MultiStepLR", "ExponentialLR", "LinearLR",
     "CosineAnnealingWarmRestarts", "OneCycleLR", "SequentialLR", "ReduceLROnPlateau", "ConstantLR", "PolynomialLR",
-    "MultiplicativeLR", "CyclicLR",
+    "MultiplicativeLR", "CyclicLR", "ChainedScheduler",
 ]
 
 
@@ -42,7 +55,17 @@ class LRScheduler:
             g.setdefault("initial_lr", g["lr"])
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
-        self.step()
+        self._is_initial = False  # True during the step it makes when it is built (NOTE [ Schedulers chain ])
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        """The step a scheduler makes when it is built (or when ``SequentialLR`` hands over to it first)."""
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self) -> list[float]:
         raise NotImplementedError(f"{type(self).__name__} must define get_lr() (the learning rates for last_epoch)")
@@ -52,11 +75,26 @@ class LRScheduler:
         return list(self._last_lr)
 
     def step(self, epoch: int | None = None) -> None:
-        """Advance one epoch (or jump to ``epoch``) and set every group's ``lr``."""
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        for g, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        """Advance one epoch and set every group's ``lr`` from its current one (``get_lr``), or jump to ``epoch``
+        and set it from the closed form, where the scheduler has one (NOTE [ Schedulers chain ])."""
+        self._step_count += 1
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """``step``'s change of the lrs, without counting a step (``SequentialLR`` restarts a scheduler so)."""
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for g, lr in zip(self.optimizer.param_groups, values):
             g["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def _current(self) -> list[float]:
+        return [g["lr"] for g in self.optimizer.param_groups]
 
     def state_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
@@ -75,6 +113,11 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        if self.last_epoch == 0 or self.last_epoch % self.step_size:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
 
 
@@ -88,6 +131,21 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        """PyTorch's recursive form: the ratio of two cosines applied to the current lr (the first step after
+        a resume at ``last_epoch > 0`` and the step at a cycle's bottom take the closed form's terms)."""
+        t, T = self.last_epoch, self.T_max
+        if self._is_initial:
+            return self._current()
+        if self._step_count == 1 and t > 0:
+            return [self.eta_min + (base - self.eta_min) * (1 + math.cos(t * math.pi / T)) / 2
+                    for base in self.base_lrs]
+        if (t - 1 - T) % (2 * T) == 0:
+            return [lr + (base - self.eta_min) * (1 - math.cos(math.pi / T)) / 2
+                    for base, lr in zip(self.base_lrs, self._current())]
+        return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T)) * (lr - self.eta_min)
+                + self.eta_min for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         cos = (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
         return [self.eta_min + (base - self.eta_min) * cos for base in self.base_lrs]
 
@@ -116,6 +174,12 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        times = self.milestones.count(self.last_epoch)  # (a milestone given twice decays twice, as PyTorch's)
+        if not times:
+            return self._current()
+        return [lr * self.gamma ** times for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         return [base * self.gamma ** bisect_right(self.milestones, self.last_epoch) for base in self.base_lrs]
 
 
@@ -127,6 +191,11 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return self._current()
+        return [lr * self.gamma for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
@@ -146,6 +215,15 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.start_factor for lr in self._current()]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current()
+        step = self.end_factor - self.start_factor
+        factor = 1.0 + step / (self.total_iters * self.start_factor + (self.last_epoch - 1) * step)
+        return [lr * factor for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         frac = min(self.total_iters, self.last_epoch) / self.total_iters
         factor = self.start_factor + (self.end_factor - self.start_factor) * frac
         return [base * factor for base in self.base_lrs]
@@ -315,7 +393,24 @@ class OneCycleLR(LRScheduler):
         return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_anneal")}
 
 
-class SequentialLR(LRScheduler):
+class _SchedulerGroup(LRScheduler):
+    """What ``SequentialLR`` and ``ChainedScheduler`` share: a state dict holding each driven scheduler's."""
+
+    _schedulers: list[LRScheduler]
+
+    def state_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        for sched, sd in zip(self._schedulers, state.pop("_schedulers")):
+            sched.load_state_dict(sd)
+        self.__dict__.update(state)
+
+
+class SequentialLR(_SchedulerGroup):
     """Hand over from one scheduler to the next at each milestone epoch (warm-up, then decay).
 
     Each scheduler must drive the same optimizer; at milestone ``k`` the next
@@ -327,12 +422,7 @@ class SequentialLR(LRScheduler):
         if len(schedulers) < 1:
             raise ValueError("SequentialLR expects at least one scheduler, but got no scheduler.")
         for i, sched in enumerate(schedulers):
-            if not hasattr(sched, "optimizer"):
-                raise TypeError(f"SequentialLR at index {i} should have `optimizer` as its attribute.")
-            if isinstance(sched, ReduceLROnPlateau):
-                raise ValueError("SequentialLR does not support `ReduceLROnPlateau` scheduler as it requires "
-                                 "additional kwargs to be specified when calling `step`, "
-                                 f"but got one at index {i} in the given schedulers sequence.")
+            _check_member("SequentialLR", i, sched)
             if sched.optimizer is not optimizer:
                 raise ValueError("SequentialLR expects all schedulers to belong to the same optimizer, but got "
                                  f"scheduler {type(sched).__name__} at index {i} with another optimizer.")
@@ -350,7 +440,7 @@ class SequentialLR(LRScheduler):
         for sched in self._schedulers:  # undo the step each made when it was built
             sched.last_epoch -= 1
         first = self._schedulers[bisect_right(self._milestones, 0)]
-        first.step()
+        first._initial_step()
         self._last_lr = first.get_last_lr()
 
     def step(self, epoch: int | None = None) -> None:
@@ -358,21 +448,44 @@ class SequentialLR(LRScheduler):
         idx = bisect_right(self._milestones, self.last_epoch)
         sched = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
-            sched.step(0)
+            sched._update_lr(0)
         else:
             sched.step()
         self._last_lr = sched.get_last_lr()
 
-    def state_dict(self) -> dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return out
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        state = dict(state_dict)
-        for sched, sd in zip(self._schedulers, state.pop("_schedulers")):
-            sched.load_state_dict(sd)
-        self.__dict__.update(state)
+def _check_member(name: str, i: int, sched: Any) -> None:
+    """What ``SequentialLR`` and ``ChainedScheduler`` ask of each scheduler they drive, in PyTorch's words."""
+    if not hasattr(sched, "optimizer"):
+        raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+    if isinstance(sched, ReduceLROnPlateau):
+        raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs "
+                         f"to be specified when calling `step`, but got one at index {i} in the given schedulers "
+                         "sequence.")
+
+
+class ChainedScheduler(_SchedulerGroup):
+    """Step several schedulers of one optimizer together, each applying its factor to the lr the one before it
+    left (NOTE [ Schedulers chain ]); ``get_last_lr()`` is the optimizer's after the last."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Any = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError("ChainedScheduler expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, sched in enumerate(schedulers):
+            _check_member("ChainedScheduler", i, sched)
+            if sched.optimizer is not optimizer:
+                raise ValueError(f"ChainedScheduler expects all schedulers to belong to the same optimizer, but got "
+                                 f"scheduler {type(sched).__name__} at index {i} has {sched.optimizer}, which is "
+                                 f"different from {type(optimizer).__name__}.")
+        self._schedulers = list(schedulers)
+        self.optimizer = optimizer
+        self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
+
+    def step(self) -> None:  # type: ignore[override]
+        for sched in self._schedulers:
+            sched.step()
+        self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
 
 
 class ReduceLROnPlateau:
@@ -452,6 +565,13 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in self._current()]
+        if self.last_epoch != self.total_iters:
+            return self._current()
+        return [lr * (1.0 / self.factor) for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         factor = self.factor if self.last_epoch < self.total_iters else 1.0
         return [base * factor for base in self.base_lrs]
 
@@ -464,6 +584,13 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._current()
+        decay = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)) \
+            ** self.power
+        return [lr * decay for lr in self._current()]
+
+    def _get_closed_form_lr(self) -> list[float]:
         factor = (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
         return [base * factor for base in self.base_lrs]
 
@@ -483,7 +610,7 @@ class MultiplicativeLR(LRScheduler):
 
     def get_lr(self) -> list[float]:
         groups = self.optimizer.param_groups
-        if self.last_epoch > 0:
+        if not self._is_initial:
             return [g["lr"] * fn(self.last_epoch) for g, fn in zip(groups, self.lr_lambdas)]
         return [g["lr"] for g in groups]
 
