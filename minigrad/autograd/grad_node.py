@@ -167,9 +167,8 @@ class GradNode:
         (``scalar_slot``); an input that could take a gradient but needs none is ``None``. A
         ``CopySlices`` shows minigrad's two inputs, the base's old history and the in-place op's node
         (lesson 9 grades that structure); PyTorch's wraps the op's node and lists its other inputs."""
-        specs = self.opdef.inputs if self.opdef is not None else ()
-        return tuple((e.node, e.slot) for slot, edges in enumerate(self.next_edges)
-                     if (slot >= len(specs) or specs[slot].differentiable) and slot != self.scalar_slot for e in edges)
+        edges = self.next_edges
+        return tuple((edges[slot][rank].node, edges[slot][rank].slot) for slot, rank in self._function_positions())
 
     def __repr__(self) -> str:
         # PyTorch's repr, as ``print(y.grad_fn)`` shows it; ``display_name`` carries the id.

@@ -91,9 +91,10 @@ class LRScheduler:
             values = closed() if closed is not None else self.get_lr()
         for g, lr in zip(self.optimizer.param_groups, values):
             g["lr"] = lr
-        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+        self._last_lr = self._current()
 
     def _current(self) -> list[float]:
+        """Each group's lr as it is now (what a chainable ``get_lr`` starts from)."""
         return [g["lr"] for g in self.optimizer.param_groups]
 
     def state_dict(self) -> dict[str, Any]:
@@ -480,12 +481,12 @@ class ChainedScheduler(_SchedulerGroup):
                                  f"different from {type(optimizer).__name__}.")
         self._schedulers = list(schedulers)
         self.optimizer = optimizer
-        self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
+        self._last_lr = self._schedulers[-1]._current()
 
     def step(self) -> None:  # type: ignore[override]
         for sched in self._schedulers:
             sched.step()
-        self._last_lr = [g["lr"] for g in self._schedulers[-1].optimizer.param_groups]
+        self._last_lr = self._schedulers[-1]._current()
 
 
 class ReduceLROnPlateau:
