@@ -240,7 +240,7 @@ def test_refuses_as_pytorch(name: str) -> None:
     ("renorm_", lambda: (0, 0, 1.0)),
 ])
 def test_a_refused_in_place_call_changes_nothing(method: str, args: Callable[[], tuple[Any, ...]]) -> None:
-    """The tensor keeps its values, its version and its node (DESIGN's rule: no half-built state)."""
+    """The tensor keeps its values, its version and its node (a refused call leaves no half-built state)."""
     x = mg.tensor(X, requires_grad=True) * 1
     before, version, node = x.detach().numpy().copy(), x._version, x.grad_fn
     with pytest.raises(Exception):
