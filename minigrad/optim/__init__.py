@@ -1,9 +1,11 @@
-"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS.
+"""Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS, Rprop,
+ASGD.
 
 One module per family: ``optimizer.py`` (the ``Optimizer`` base: parameter groups,
 state, ``zero_grad``, ``state_dict``), ``sgd.py``, ``adam.py`` (the Adam family) and
-``adaptive.py`` (RMSprop, Adagrad, Adadelta), ``lbfgs.py`` (L-BFGS, with a closure); ``lr_scheduler.py`` changes the groups'
-learning rates.
+``adaptive.py`` (RMSprop, Adagrad, Adadelta), ``lbfgs.py`` (L-BFGS, with a closure), ``rprop.py`` and ``asgd.py``;
+``lr_scheduler.py`` changes the groups' learning rates. Every ``step`` takes PyTorch's optional ``closure``
+and runs the step hooks (``register_step_pre_hook``; ``optimizer.register_optimizer_step_pre_hook`` for all).
 
 Updates run under ``no_grad`` with in-place ops, so parameters stay leaves and
 their version counters record every step. SGD's and Adam's rules are written once
@@ -28,12 +30,14 @@ from __future__ import annotations
 from . import lr_scheduler  # schedulers adjust the groups' lr
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
 from .adaptive import Adadelta, Adagrad, RMSprop
+from .asgd import ASGD
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
+from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
-           "LBFGS", "lr_scheduler"]
+           "LBFGS", "Rprop", "ASGD", "lr_scheduler"]
 
 
 def __dir__() -> list[str]:

@@ -9,14 +9,15 @@ foreach forms, ``Adam``'s and ``AdamW``'s in the fused form too (``minigrad/opti
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 import numpy as np
 
 from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_betas, check_flag, check_forms, check_hyper, zero_state
+from .optimizer import (Optimizer, check_betas, check_flag, check_forms, check_hyper, count_step, scalar_state,
+                        scale_scalar, zero_state)
 from .update import StateList, bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
@@ -100,23 +101,22 @@ class Adam(Optimizer):
     #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
     decoupled_weight_decay = False
 
-    def step(self) -> None:
-        self._step_forms()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        return self._step_forms(closure)
 
     _rule = staticmethod(adam_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        st = self.state.get(p.id)  # (not setdefault: its default, fills of zeros, would run at every step)
+        st = self.state.get(p)  # (not setdefault: its default, fills of zeros, would run at every step)
         if st is None:  # PyTorch's: the moments start at zeros
-            st = self.state[p.id] = {"step": 0, "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)}
+            st = self.state[p] = {"step": scalar_state(0.0), "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)}
         if group.get("amsgrad") and "max_exp_avg_sq" not in st:
             st["max_exp_avg_sq"] = zero_state(p)
         return st
 
     def _begin(self, group: dict[str, Any], st: Any) -> AdamScalars:
         """Count one more step in ``st`` and return the step's numbers."""
-        st["step"] += 1
-        t = st["step"]
+        t = count_step(st)
         lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
         return AdamScalars(b1, b2, group["eps"], wd, 1 - lr * wd, lr / (1 - b1**t), (1 - b2**t) ** 0.5,
                            group.get("amsgrad", False), group.get("maximize", False),
@@ -183,16 +183,17 @@ def _moment_scalars(group: dict[str, Any]) -> MomentScalars:
 class _MomentsOptimizer(Optimizer):
     """NAdam's and RAdam's common part: their state (PyTorch's keys, made once) and the three-forms step."""
 
-    def step(self) -> None:
-        self._step_forms()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        return self._step_forms(closure)
 
     #: extra numbers a parameter's state starts with (NAdam's ``mu_product``)
     _extra_state: dict[str, Any] = {}
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        st = self.state.get(p.id)  # (not setdefault: its default, two fills of zeros, would run at every step)
+        st = self.state.get(p)  # (not setdefault: its default, two fills of zeros, would run at every step)
         if st is None:
-            st = self.state[p.id] = {"step": 0, **self._extra_state, "exp_avg": zero_state(p),
+            st = self.state[p] = {"step": scalar_state(0.0), **{k: scalar_state(v) for k, v in self._extra_state.items()},
+                                  "exp_avg": zero_state(p),
                                      "exp_avg_sq": zero_state(p)}
         return st
 
@@ -243,20 +244,20 @@ class Adamax(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def step(self) -> None:
-        self._step_forms()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        return self._step_forms(closure)
 
     _rule = staticmethod(adamax_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        st = self.state.get(p.id)  # (not setdefault: its default, two fills of zeros, would run at every step)
+        st = self.state.get(p)  # (not setdefault: its default, two fills of zeros, would run at every step)
         if st is None:
-            st = self.state[p.id] = {"step": 0, "exp_avg": zero_state(p), "exp_inf": zero_state(p)}
+            st = self.state[p] = {"step": scalar_state(0.0), "exp_avg": zero_state(p), "exp_inf": zero_state(p)}
         return st
 
     @staticmethod
     def _begin(group: dict[str, Any], st: Any) -> AdamaxScalars:
-        st["step"] = step = st["step"] + 1
+        step = count_step(st)
         (b1, b2) = group["betas"]
         return AdamaxScalars(b1, b2, group["eps"], group["weight_decay"], group["lr"] / (1 - b1**step),
                              group["maximize"])
@@ -298,8 +299,8 @@ class NAdam(_MomentsOptimizer):
             "weight_decay": check_hyper("NAdam", "weight_decay value", weight_decay),
             "momentum_decay": check_hyper("NAdam", "momentum_decay value", momentum_decay),
             "decoupled_weight_decay": check_flag("NAdam", "decoupled_weight_decay", decoupled_weight_decay),
-            "foreach": foreach,
             "maximize": check_flag("NAdam", "maximize", maximize),
+            "foreach": foreach,
             "capturable": check_flag("NAdam", "capturable", capturable),
             "differentiable": differentiable,
         }
@@ -310,12 +311,12 @@ class NAdam(_MomentsOptimizer):
 
     @staticmethod
     def _begin(group: dict[str, Any], st: Any) -> NAdamScalars:
-        st["step"] = t = st["step"] + 1
+        t = count_step(st)
         lr, (b1, b2) = group["lr"], group["betas"]
         mu = b1 * (1.0 - 0.5 * 0.96 ** (t * group["momentum_decay"]))
         mu_next = b1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * group["momentum_decay"]))
-        # PyTorch keeps this product as a 0-d tensor of the default dtype (float32): so do we.
-        st["mu_product"] = product = float(np.float32(st["mu_product"]) * np.float32(mu))
+        # PyTorch keeps this product as a 0-d tensor of the scalar dtype (float32): so do we.
+        product = scale_scalar(st, "mu_product", mu)
         # (PyTorch negates lr first: -lr * x / y is -(lr * x / y) bit for bit)
         return NAdamScalars(_moment_scalars(group), group["eps"], 1 - b2**t, lr * (1.0 - mu) / (1.0 - product),
                             (lr * mu_next) / (1.0 - product * mu_next))
@@ -359,10 +360,10 @@ class RAdam(_MomentsOptimizer):
             "betas": check_betas("RAdam", betas),
             "eps": check_hyper("RAdam", "epsilon value", eps),
             "weight_decay": check_hyper("RAdam", "weight_decay value", weight_decay),
-            "decoupled_weight_decay": check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
-            "foreach": foreach,
             "maximize": check_flag("RAdam", "maximize", maximize),
+            "foreach": foreach,
             "capturable": check_flag("RAdam", "capturable", capturable),
+            "decoupled_weight_decay": check_flag("RAdam", "decoupled_weight_decay", decoupled_weight_decay),
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
@@ -371,7 +372,7 @@ class RAdam(_MomentsOptimizer):
 
     @staticmethod
     def _begin(group: dict[str, Any], st: Any) -> RAdamScalars:
-        st["step"] = t = st["step"] + 1
+        t = count_step(st)
         b1, b2 = group["betas"]
         bc2 = 1 - b2**t
         rho_inf = 2 / (1 - b2) - 1

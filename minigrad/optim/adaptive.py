@@ -10,11 +10,11 @@ launch a step of the rule for all the parameters); with a recorder every update 
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 from .. import ops
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_flag, check_forms, check_hyper, zero_state
+from .optimizer import Optimizer, check_flag, check_forms, check_hyper, count_step, scalar_state, zero_state
 from .update import rule_gradient
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
@@ -68,11 +68,11 @@ class RMSprop(Optimizer):
         check_forms("RMSprop", foreach, None, differentiable)
         defaults = {
             "lr": lr,
+            "momentum": check_hyper("RMSprop", "momentum value", momentum),
             "alpha": check_hyper("RMSprop", "alpha value", alpha),
             "eps": check_hyper("RMSprop", "epsilon value", eps),
-            "weight_decay": check_hyper("RMSprop", "weight_decay value", weight_decay),
-            "momentum": check_hyper("RMSprop", "momentum value", momentum),
             "centered": check_flag("RMSprop", "centered", centered),
+            "weight_decay": check_hyper("RMSprop", "weight_decay value", weight_decay),
             "capturable": check_flag("RMSprop", "capturable", capturable),
             "foreach": foreach,
             "maximize": check_flag("RMSprop", "maximize", maximize),
@@ -80,15 +80,15 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
-    def step(self) -> None:
-        self._step_forms()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        return self._step_forms(closure)
 
     _rule = staticmethod(rmsprop_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        st = self.state.get(p.id)  # (not setdefault: its default, a fill of zeros, would run at every step)
+        st = self.state.get(p)  # (not setdefault: its default, a fill of zeros, would run at every step)
         if st is None:
-            st = self.state[p.id] = {"step": 0, "square_avg": zero_state(p)}
+            st = self.state[p] = {"step": scalar_state(0.0), "square_avg": zero_state(p)}
         # (a buffer the group's options ask for from now on - momentum set after some steps - starts at zeros)
         if group["momentum"] > 0 and "momentum_buffer" not in st:
             st["momentum_buffer"] = zero_state(p)
@@ -98,7 +98,7 @@ class RMSprop(Optimizer):
 
     @staticmethod
     def _begin(group: dict[str, Any], st: Any) -> RMSpropScalars:
-        st["step"] = st["step"] + 1
+        count_step(st)
         return RMSpropScalars(group["lr"], group["alpha"], group["eps"], group["weight_decay"], group["momentum"],
                               group["centered"], group["maximize"])
 
@@ -133,10 +133,10 @@ class Adagrad(Optimizer):
         defaults = {
             "lr": lr,
             "lr_decay": check_hyper("Adagrad", "lr_decay value", lr_decay),
+            "eps": check_hyper("Adagrad", "epsilon value", eps),
             "weight_decay": check_hyper("Adagrad", "weight_decay value", weight_decay),
             "initial_accumulator_value": check_hyper("Adagrad", "initial_accumulator value",
                                                       initial_accumulator_value),
-            "eps": check_hyper("Adagrad", "epsilon value", eps),
             "foreach": foreach,
             "maximize": check_flag("Adagrad", "maximize", maximize),
             "differentiable": differentiable,
@@ -146,19 +146,19 @@ class Adagrad(Optimizer):
         # PyTorch fills the accumulators at construction (so state_dict() shows them before any step).
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p.id] = {"step": 0, "sum": ops.fill(p, group["initial_accumulator_value"]).detach()}
+                self.state[p] = {"step": scalar_state(0.0), "sum": ops.fill(p, group["initial_accumulator_value"]).detach()}
 
-    def step(self) -> None:
-        self._step_forms()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        return self._step_forms(closure)
 
     _rule = staticmethod(adagrad_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        return self.state[p.id]
+        return self.state[p]
 
     @staticmethod
     def _begin(group: dict[str, Any], st: Any) -> AdagradScalars:
-        st["step"] = step = st["step"] + 1
+        step = count_step(st)
         return AdagradScalars(group["lr"] / (1 + (step - 1) * group["lr_decay"]), group["eps"], group["weight_decay"],
                               group["maximize"])
 
@@ -204,25 +204,25 @@ class Adadelta(Optimizer):
             "rho": check_hyper("Adadelta", "rho value", rho, below=1.0 + 1e-12),
             "eps": check_hyper("Adadelta", "epsilon value", eps),
             "weight_decay": check_hyper("Adadelta", "weight_decay value", weight_decay),
-            "foreach": foreach,
-            "capturable": check_flag("Adadelta", "capturable", capturable),
             "maximize": check_flag("Adadelta", "maximize", maximize),
+            "capturable": check_flag("Adadelta", "capturable", capturable),
+            "foreach": foreach,
             "differentiable": differentiable,
         }
         super().__init__(params, defaults)
 
-    def step(self) -> None:
-        self._step_forms()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        return self._step_forms(closure)
 
     _rule = staticmethod(adadelta_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        st = self.state.get(p.id)
+        st = self.state.get(p)
         if st is None:
-            st = self.state[p.id] = {"step": 0, "square_avg": zero_state(p), "acc_delta": zero_state(p)}
+            st = self.state[p] = {"step": scalar_state(0.0), "square_avg": zero_state(p), "acc_delta": zero_state(p)}
         return st
 
     @staticmethod
     def _begin(group: dict[str, Any], st: Any) -> AdadeltaScalars:
-        st["step"] = st["step"] + 1
+        count_step(st)
         return AdadeltaScalars(group["lr"], group["rho"], group["eps"], group["weight_decay"], group["maximize"])

@@ -200,7 +200,9 @@ class LBFGS(Optimizer):
         if closure is None:
             raise RuntimeError("LBFGS.step() needs a closure that re-evaluates the model and returns the loss")
         group = self.param_groups[0]
-        state = self.state.setdefault(-1, {"func_evals": 0, "n_iter": 0})
+        state = self.state[self.params[0]]  # PyTorch keeps L-BFGS's state under the first parameter
+        state.setdefault("func_evals", 0)
+        state.setdefault("n_iter", 0)
         orig_loss = self._evaluate(closure)
         loss = float(orig_loss)
         evals = 1

@@ -8,15 +8,24 @@ errors at construction, so a typo fails at once instead of as NaN weights later.
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable, Iterator
+import copy
+import functools
+import itertools
+import warnings
+from collections import OrderedDict, defaultdict
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
 
 from .. import ops
-from ..autograd.grad_mode import no_grad
+from ..autograd.grad_mode import enable_grad, no_grad
+from ..dtypes import float32, float64, get_default_dtype
 from ..tensor import Tensor
 from ..tracing import bus
-from .update import StateList, TensorList, bucket_key, list_path, multi_tensor_ok, path_for
+from ..utils.hooks import RemovableHandle
+from .update import StateList, TensorList, bucket_key, bump, list_path, multi_tensor_ok, path_for
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 
 def check_hyper(owner: str, what: str, value: Any, *, low: float = 0.0, below: float | None = None) -> float:
@@ -64,48 +73,121 @@ def check_forms(owner: str, foreach: Any, fused: Any, differentiable: Any) -> No
 _FUSED_DEVICES = ["cpu", "cuda"]
 
 
+#: hooks every optimizer's ``step`` runs (``register_optimizer_step_pre_hook``/``_post_hook``)
+_GLOBAL_STEP_PRE_HOOKS: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+_GLOBAL_STEP_POST_HOOKS: OrderedDict[int, Callable[..., Any]] = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` before every optimizer's ``step``; it may return new ``(args, kwargs)``."""
+    handle = RemovableHandle(_GLOBAL_STEP_PRE_HOOKS)
+    _GLOBAL_STEP_PRE_HOOKS[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    handle = RemovableHandle(_GLOBAL_STEP_POST_HOOKS)
+    _GLOBAL_STEP_POST_HOOKS[handle.id] = hook
+    return handle
+
+
+def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
+    """``step`` wrapped to run the global and the optimizer's own step hooks around it, in PyTorch's order:
+    global pre-hooks, own pre-hooks, the step, own post-hooks, global post-hooks."""
+
+    @functools.wraps(step)
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        self = args[0]  # the hooks see the optimizer in ``args`` too, as PyTorch's
+        for hook in itertools.chain(_GLOBAL_STEP_PRE_HOOKS.values(), self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in itertools.chain(self._optimizer_step_post_hooks.values(), _GLOBAL_STEP_POST_HOOKS.values()):
+            hook(self, args, kwargs)
+        return out
+
+    hooked.hooked = True  # type: ignore[attr-defined]
+    return hooked
+
+
+def _hook_kinds() -> dict[str, OrderedDict[int, Callable[..., Any]]]:
+    return {name: OrderedDict() for name in (
+        "_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+        "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+        "_optimizer_load_state_dict_post_hooks")}
+
+
 class Optimizer(abc.ABC):
     """Base class: parameter groups with their own options, per-parameter state, ``zero_grad``.
 
-    ``params`` is an iterable of tensors (one group) or of dicts, each with a
+    ``params`` is an iterable of tensors (one group), of ``(name, tensor)`` pairs
+    (``model.named_parameters()``: the group keeps ``param_names``) or of dicts, each with a
     ``"params"`` list and options that override the defaults for that group
     (``[{"params": body}, {"params": head, "lr": 1e-2}]``), as in PyTorch.
+    ``state`` maps each parameter to its state (``optimizer.state[p]["exp_avg"]``);
     ``state_dict()``/``load_state_dict()`` save and restore the options and
-    the per-parameter state, parameters numbered in group order.
+    the per-parameter state, parameters numbered in group order. Step and state-dict
+    hooks run as PyTorch's (``register_step_pre_hook`` ...).
     """
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {_typename(params)}")
         defaults = {**defaults, "lr": check_hyper(type(self).__name__, "learning rate", defaults.get("lr"))}
         self.defaults = dict(defaults)
+        self.__dict__.update(_hook_kinds())
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):  # PyTorch's: the class's step, patched once
+            cls.step = _with_step_hooks(cls.step)  # type: ignore[method-assign]
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
-        self.state: dict[int, dict[str, Any]] = {}
         items = list(params)
         if not items:
-            raise ValueError(f"{type(self).__name__}(): got an empty parameter list")
-        groups = items if isinstance(items[0], dict) else [{"params": items}]
-        for g in groups:
+            raise ValueError("optimizer got an empty parameter list")
+        for g in (items if isinstance(items[0], dict) else [{"params": items}]):
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict[str, Any]) -> None:
-        """Add a group of parameters with its own options (missing ones take the defaults)."""
-        if not isinstance(param_group, dict) or "params" not in param_group:
-            raise TypeError(f"{type(self).__name__}(): a parameter group must be a dict with a 'params' key")
+        """Add a group of parameters with its own options (missing ones take the defaults), as PyTorch's:
+        the group is the given dict, its ``params`` made a list (names split off into ``param_names``)."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
         params = [params] if isinstance(params, Tensor) else list(params)
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        for i, p in enumerate(params):
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        param_group["params"] = params = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
+        for p in params:
             if not isinstance(p, Tensor):
-                raise TypeError(f"{type(self).__name__}(): parameter {i} is {type(p).__name__}, not a Tensor")
-            if not p.requires_grad or not p.is_leaf:
-                raise ValueError(f"{type(self).__name__}(): parameter {i} must be a leaf tensor that requires grad")
-            if id(p) in seen:
-                raise ValueError(f"{type(self).__name__}(): a parameter appears in more than one group")
-            seen.add(id(p))
-        unknown = set(param_group) - set(self.defaults) - {"params", "initial_lr"}
-        if unknown:
-            raise TypeError(f"{type(self).__name__}(): unknown option(s) in a parameter group: {sorted(unknown)}")
-        group = {**self.defaults, **param_group, "params": params}
-        self.param_groups.append(group)
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
+            if not self.defaults.get("differentiable") and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        if len({id(p) for p in params}) != len(params):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {which} to the optimizer")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
 
     @property
     def params(self) -> list[Tensor]:
@@ -138,49 +220,105 @@ class Optimizer(abc.ABC):
             text += f"\nParameter Group {i}\n" + "".join(f"    {k}: {group[k]}\n" for k in sorted(group) if k != "params")
         return text + ")"
 
+    # -- hooks ---------------------------------------------------------------------------------
+
+    def _register(self, kind: str, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        hooks = getattr(self, kind)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` before this optimizer's ``step``; it may return new ``(args, kwargs)``."""
+        return self._register("_optimizer_step_pre_hooks", hook)
+
+    def register_step_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` after this optimizer's ``step``."""
+        return self._register("_optimizer_step_post_hooks", hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` before ``state_dict()`` builds the dict."""
+        return self._register("_optimizer_state_dict_pre_hooks", hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` after ``state_dict()``; a returned dict replaces it."""
+        return self._register("_optimizer_state_dict_post_hooks", hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` before ``load_state_dict`` reads it; a returned dict is loaded instead."""
+        return self._register("_optimizer_load_state_dict_pre_hooks", hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any], prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` after ``load_state_dict`` has loaded."""
+        return self._register("_optimizer_load_state_dict_post_hooks", hook, prepend)
+
+    # -- saving and loading --------------------------------------------------------------------
+
     def state_dict(self) -> dict[str, Any]:
-        """``{"state": {index: {name: value}}, "param_groups": [options + "params": [indices]]}`` (PyTorch's layout)."""
-        index = {id(p): i for i, p in enumerate(self.params)}
-        state = {}
-        for p in self.params:
-            st = self.state.get(p.id)
-            if st:
-                state[index[id(p)]] = {k: (v.detach_copy() if isinstance(v, Tensor) else v) for k, v in st.items()}
-        groups = [{**{k: v for k, v in g.items() if k != "params"}, "params": [index[id(p)] for p in g["params"]]}
-                  for g in self.param_groups]
-        return {"state": state, "param_groups": groups}
+        """``{"state": {index: {name: value}}, "param_groups": [options + "params": [indices]]}``, PyTorch's layout:
+        the state's dicts and tensors are the optimizer's own (not copies), as PyTorch's."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index: dict[int, int] = {}
+        groups = []
+        for g in self.param_groups:
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+            groups.append({**{k: v for k, v in g.items() if k != "params"}, "params": [index[id(p)] for p in g["params"]]})
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        """Restore options and state saved by ``state_dict`` (the groups must hold as many parameters)."""
-        groups = state_dict.get("param_groups") if isinstance(state_dict, dict) else None
-        if groups is None or "state" not in state_dict:
-            raise ValueError("load_state_dict(): expected a dict with 'state' and 'param_groups'")
-        if len(groups) != len(self.param_groups) or any(
-            len(g["params"]) != len(mine["params"]) for g, mine in zip(groups, self.param_groups)
-        ):
-            raise ValueError("load_state_dict(): the saved parameter groups do not match this optimizer's groups in size")
-        params = self.params
-        self.state = {}
-        for i, st in state_dict["state"].items():
-            p = params[int(i)]
-            restored = {}
-            for k, v in st.items():
-                if isinstance(v, Tensor):
-                    v = Tensor._make(v.numpy().astype(p.dtype.np, copy=True), p.dtype)
-                    if p.device != "cpu":
-                        v = v.to(p.device)
-                restored[k] = v
-            self.state[p.id] = restored
-        for g, mine in zip(groups, self.param_groups):
-            for k, v in g.items():
-                if k != "params":
-                    mine[k] = v
+        """Restore options and state saved by ``state_dict``, in PyTorch's words where the groups differ. A state
+        tensor takes its parameter's dtype and device (``step`` stays as saved); the groups keep their parameters."""
+        state_dict = dict(state_dict)
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(mine["params"]) for g, mine in zip(saved_groups, self.param_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        id_map = dict(zip((i for g in saved_groups for i in g["params"]), self.params))
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                state[id_map[k]] = {name: _restored(id_map[k], name, value) for name, value in v.items()}
+            else:
+                state[k] = v
+        for saved, mine in zip(saved_groups, self.param_groups):
+            saved["params"] = mine["params"]
+            if "param_names" in mine and "param_names" not in saved:
+                saved["param_names"] = mine["param_names"]
+        self.state, self.param_groups = state, saved_groups
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+    @staticmethod
+    def _closure_loss(closure: Callable[[], Any] | None) -> Any:
+        """PyTorch's step(closure): the closure (forward, backward) runs first, with gradients on; its loss is
+        what ``step`` returns."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
 
     @abc.abstractmethod
-    def step(self) -> None:
-        """Update every parameter from its ``.grad`` (each optimizer's rule)."""
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update every parameter from its ``.grad`` (each optimizer's rule); with a ``closure``, run it first
+        (with gradients on) and return its loss."""
 
-    def _step_forms(self) -> None:
+    def _step_forms(self, closure: Callable[[], Any] | None = None) -> Any:
         """``step`` of a rule with the three forms (SGD, Adam, AdamW; NOTE [ One rule, three forms ] in
         ``update.py``): per group, the for-loop, foreach or fused form, under ``no_grad``.
 
@@ -190,7 +328,9 @@ class Optimizer(abc.ABC):
         With a recorder every form runs the for-loop on ops, so a trace shows each update as events.
         In the foreach and fused forms, parameters are bucketed by device, dtype and state; one that
         cannot join a multi-tensor call (a live view, a non-contiguous array, bfloat16) runs the for-loop.
+        Returns the ``closure``'s loss.
         """
+        loss = self._closure_loss(closure)
         plans = []
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
@@ -208,6 +348,7 @@ class Optimizer(abc.ABC):
                         self._fused(bucket, group)
                     else:
                         self._foreach(bucket, group)
+        return loss
 
     def _form(self, group: dict[str, Any], params: list[Tensor]) -> str:
         """``"for-loop"``, ``"foreach"`` or ``"fused"``, and PyTorch's refusals, before any change.
@@ -258,3 +399,74 @@ class Optimizer(abc.ABC):
 def zero_state(p: Tensor) -> Tensor:
     """A state buffer of zeros shaped like ``p`` (PyTorch's ``torch.zeros_like(p)``)."""
     return ops.fill(p, 0.0).detach()
+
+
+def _typename(obj: Any) -> str:
+    """PyTorch's ``torch.typename``: ``torch.FloatTensor`` for a tensor, else the type's qualified name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = type(obj).__module__
+    name = type(obj).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+def _restored(p: Tensor, name: str, value: Any) -> Any:
+    """A saved state value made the parameter's: a tensor in ``p``'s dtype (a floating one) and on its device, as
+    PyTorch loads it; ``step`` keeps its own dtype and stays on the CPU. A fresh copy either way."""
+    if not isinstance(value, Tensor):
+        return value
+    dtype = value.dtype if name == "step" or not p.dtype.is_floating_point else p.dtype
+    out = Tensor._make(value.detach().cpu().numpy().astype(dtype.np, copy=True), dtype)
+    return out.to(p.device) if name != "step" and p.device != "cpu" else out
+
+
+# -- the state's numbers: 0-d tensors, as PyTorch's ---------------------------------------------
+#
+# PyTorch keeps a parameter's step count (and NAdam's ``mu_product``) as a 0-d tensor on the CPU, in
+# float32 (float64 under ``set_default_dtype(float64)``), so ``optimizer.state[p]["step"]`` prints
+# ``tensor(3.)`` and a saved state dict holds tensors. The rules read them as Python numbers, and the
+# count is bumped on its array (bookkeeping, not a step of the rule: no op, no event).
+
+def scalar_state(value: float) -> Tensor:
+    """A 0-d CPU tensor of PyTorch's scalar dtype holding ``value`` (a new ``step``, ``mu_product``)."""
+    dtype = float64 if get_default_dtype() == float64 else float32
+    return Tensor._make(np.array(value, dtype=dtype.np), dtype)
+
+
+def _states(st: Any) -> list[dict[str, Any]]:
+    return st.states if isinstance(st, StateList) else [st]
+
+
+def read_scalar(st: Any, name: str) -> float:
+    """A state number as a Python float (the first state's, for a bucket: its states are at the same point)."""
+    v = _states(st)[0][name]
+    return float(v._data) if isinstance(v, Tensor) else float(v)
+
+
+def write_scalar(st: Any, name: str, value: float) -> None:
+    """Set a state number in every state of ``st``, in place where it is a tensor already (rounded to its dtype)."""
+    for one in _states(st):
+        t = one.get(name)
+        if isinstance(t, Tensor):
+            t._data[...] = value
+            bump(t)
+        else:
+            one[name] = scalar_state(value)
+
+
+def count_step(st: Any) -> float:
+    """One more step in ``st`` (a parameter's state, or a bucket's): the new count, as a float (PyTorch's
+    ``_get_value(step)``)."""
+    t = read_scalar(st, "step") + 1
+    write_scalar(st, "step", t)
+    return t
+
+
+def scale_scalar(st: Any, name: str, factor: float) -> float:
+    """``state[name] *= factor`` in the number's own dtype (a float32 multiply for a float32 state, as PyTorch's
+    in-place op on the 0-d tensor); the new value."""
+    for one in _states(st):
+        t = one[name]
+        t._data[...] = t._data * t._data.dtype.type(factor)
+        bump(t)
+    return read_scalar(st, name)

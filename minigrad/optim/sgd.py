@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Callable, Iterable, NamedTuple
 
 import numpy as np
 
@@ -83,13 +83,13 @@ class SGD(Optimizer):
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
 
-    def step(self) -> None:
-        self._step_forms()
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        return self._step_forms(closure)
 
     _rule = staticmethod(sgd_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
-        return self.state.setdefault(p.id, {}) if group["momentum"] else {}
+        return self.state[p] if group["momentum"] else {}
 
     @staticmethod
     def _begin(group: dict[str, Any], st: Any) -> SGDScalars:

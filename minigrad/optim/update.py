@@ -289,9 +289,16 @@ def multi_tensor_ok(p: Tensor, g: Tensor) -> bool:
 def bucket_key(p: Tensor, state: dict[str, Any]) -> tuple:
     """Parameters that share one foreach or fused call: one device, one dtype, and states at the same
     point (the same step count, the same buffers present), so the rule's scalars are shared."""
-    layout = tuple(sorted((k, v if v is None or isinstance(v, (bool, int, float)) else "tensor")
-                          for k, v in state.items()))
+    layout = tuple(sorted((k, _layout_value(k, v)) for k, v in state.items()))
     return p._device, p._dtype, layout
+
+
+def _layout_value(name: str, v: Any) -> Any:
+    """What of a state entry a bucket must share: a number (``step``'s count, a 0-d tensor on the CPU), or that
+    the entry is a buffer."""
+    if v is None or isinstance(v, (bool, int, float)):
+        return v
+    return float(v._data) if name in ("step", "mu_product") else "tensor"
 
 
 class TensorList(list):

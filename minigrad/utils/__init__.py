@@ -1,10 +1,10 @@
 """Utilities with PyTorch's names (``mg.utils.data``: datasets, samplers and the DataLoader;
 ``mg.utils.checkpoint``: activation checkpointing; ``mg.utils.deterministic``: the deterministic mode's fill of
-new memory)."""
+new memory; ``mg.utils.hooks``: the handle a registered hook returns)."""
 
-from . import checkpoint, data, deterministic
+from . import checkpoint, data, deterministic, hooks
 
-__all__ = ["checkpoint", "data", "deterministic"]
+__all__ = ["checkpoint", "data", "deterministic", "hooks"]
 
 
 def __dir__() -> list[str]:
