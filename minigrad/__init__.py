@@ -49,6 +49,7 @@ from .ops import *  # noqa: F401,F403
 from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from .serialization import load, save
+from .storage import TypedStorage, UntypedStorage  # also Tensor.untyped_storage() and Tensor.storage()
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
                            LongTensor, ShortTensor)
 # PyTorch's forms of four ops, exported here explicitly: ``mg.add``/``mg.sub`` take alpha= (ops/math.py),
@@ -122,7 +123,7 @@ __all__ = [
 ]
 __all__ += ["uint8", "int8", "int16", "short", "bfloat16", "long", "float", "double", "half", "int", "Size"]
 # Older course code: the legacy typed constructors (minigrad/tensor_types.py) and as_tensor.
-__all__ += ["backends", "compiler", "compile"]
+__all__ += ["backends", "compiler", "compile", "UntypedStorage", "TypedStorage"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.

@@ -31,6 +31,7 @@ from .dispatch.dygraph import check_inplace_shape, run_inplace, run_op
 from .devices import (CHANNELS_LAST, as_memory_format, canonical_device, check_memory_format_rank, contiguous_format,
                       is_contiguous_as, is_gpu_available, preserve_format, suggested_memory_format)
 from .kernels.backends import backend_of_device
+from .kernels.infer_meta import scalar_type_name
 from .kernels.strided import contiguous_strides, integers_first, viewable
 from .ops import sampling as _sampling
 from .ops.activation import log_softmax as _log_softmax_form
@@ -979,3 +980,75 @@ for _name, _op in (("eq_", "eq_"), ("ne_", "ne_"), ("lt_", "lt_"), ("le_", "le_"
     setattr(Tensor, _name, _compare_inplace(_name, ops.OPS[_op]))
 for _fn in (ops.logical_and, ops.logical_or, ops.logical_xor, ops.logical_not):
     setattr(Tensor, _fn.__name__ + "_", _logical_inplace(_fn.__name__ + "_", _fn))
+
+
+# -- PyTorch's in-place detach, output positions, and the CPU-only Python callbacks --------------------------------
+
+_DETACH_VIEW = ("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+
+
+def _detach_(self: Tensor) -> Tensor:
+    """``x.detach_()``: ``x`` itself leaves the graph (no ``grad_fn``, no ``requires_grad``); a view refuses, as
+    PyTorch's (its base's history would still reach it). A leaf's ``.grad`` goes with its autograd state (PyTorch
+    keeps it: minigrad's tensors that do not require grad hold no gradient)."""
+    if self._view is not None:
+        raise RuntimeError(_DETACH_VIEW)
+    self._meta = None
+    return self
+
+
+def _output_nr(self: Tensor) -> int:
+    """Which output of its ``grad_fn`` this tensor is (0 for a leaf): ``unbind``'s second part is 1."""
+    meta = self._meta
+    if meta is None or meta.grad_node is None:
+        return 0
+    rows = meta.grad_node.in_meta
+    return sum(len(r) for r in rows[:meta.out_slot]) + meta.out_rank
+
+
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """``x.float_power_(e)``: ``x ** e`` in float64, in place, so ``x`` must be float64 (PyTorch's words
+    otherwise); ``pow_``'s node (``PowBackward0``/``1``)."""
+    if self._dtype is not dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(self._dtype)} but the "
+                           "operation's result requires dtype Double")
+    if isinstance(exponent, Tensor) and exponent._dtype is not dtypes.float64:
+        exponent = exponent.double()
+    return self.pow_(exponent)
+
+
+def _callback_check(self: Tensor, name: str) -> None:
+    if self._device != "cpu":
+        raise TypeError(f"{name} is only implemented on CPU tensors")
+    if self.requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use var.detach().{name}() instead.")
+
+
+def _apply_(self: Tensor, callable: Callable[[Any], Any]) -> Tensor:
+    """``x.apply_(fn)``: ``fn`` of each element written back, in place (CPU only, and slow, as PyTorch's)."""
+    _callback_check(self, "apply_")
+    values = np.array([callable(v) for v in self._data.reshape(-1).tolist()], dtype=self._dtype.np)
+    return self.copy_(Tensor._make(values.reshape(self._data.shape), self._dtype))
+
+
+def _map_(self: Tensor, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> Tensor:
+    """``x.map_(y, fn)``: ``fn(x_i, y_i)`` written into ``x``, ``y`` broadcast to ``x``'s shape (CPU only)."""
+    _callback_check(self, "map_")
+    other = tensor.expand_as(self).detach().numpy().reshape(-1).tolist()
+    values = np.array([callable(a, b) for a, b in zip(self._data.reshape(-1).tolist(), other)], dtype=self._dtype.np)
+    return self.copy_(Tensor._make(values.reshape(self._data.shape), self._dtype))
+
+
+Tensor.detach_ = _detach_  # type: ignore[attr-defined]
+Tensor.output_nr = property(_output_nr)  # type: ignore[attr-defined]
+Tensor.float_power_ = _float_power_  # type: ignore[attr-defined]
+Tensor.apply_ = _apply_  # type: ignore[attr-defined]
+Tensor.map_ = _map_  # type: ignore[attr-defined]
+Tensor.cov = lambda self, *, correction=1, fweights=None, aweights=None: ops.cov(  # type: ignore[attr-defined]
+    self, correction=correction, fweights=fweights, aweights=aweights)
+Tensor.corrcoef = lambda self: ops.corrcoef(self)  # type: ignore[attr-defined]
+for _name in ("bitwise_not_", "bitwise_left_shift_", "bitwise_right_shift_"):
+    setattr(Tensor, _name, _inplace_composite(_name, getattr(Tensor, _name[:-1])))

@@ -61,7 +61,10 @@ PRINTED = ("bigram_printed", "polynomial_printed", "time_sequence_printed", "wav
            # a textbook's builder's guide: blocks, parameter management, init, lazy layers, I/O, a lazy LeNet
            "builders_guide_printed",
            # backward hooks as PyTorch's autograd notes explain them: tensor, node, AccumulateGrad, multi-grad, module
-           "backward_hooks_printed")
+           "backward_hooks_printed",
+           # a tensor's storage (views share it), detach_, output_nr; an optimizer's state, state dict, step hooks,
+           # a closure, named parameters, Rprop and ASGD
+           "internals_printed")
 
 pytestmark = pytest.mark.torch
 
