@@ -18,10 +18,10 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import functional
 from . import init
-from .module import Module, Parameter, _new_parameter
+from .module import Buffer, Module, Parameter, _new_parameter
 
 __all__ = [
-    "Module", "Parameter", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
+    "Module", "Parameter", "Buffer", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
     "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
 ]
 

@@ -7,6 +7,7 @@ from below instead of from the package that imports them.
 from __future__ import annotations
 
 import copy
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..tracing import bus, provenance
 from .module_hooks import HookHandle, HookView, ModuleHooks, call_with_hooks
 from .module_state import ModuleStateMixin
 
-__all__ = ["Parameter", "Module"]
+__all__ = ["Parameter", "Buffer", "Module"]
 
 
 class Parameter(Tensor):
@@ -52,6 +53,42 @@ class Parameter(Tensor):
         if self.grad is not None:
             out.grad = copy.deepcopy(self.grad, memo)
         return out
+
+
+#: tensors made by ``Buffer(...)`` (by ``id``: a weak reference and whether it is persistent): assigned to a module,
+#: one registers as a buffer. minigrad's tensors have fixed slots, so the mark lives here, not on the tensor as
+#: PyTorch's does; an entry goes when its tensor does.
+_BUFFER_MARKS: dict[int, tuple[Any, bool]] = {}
+
+
+def _buffer_mark(t: Any) -> bool | None:
+    """``t``'s ``persistent`` if ``Buffer(...)`` made it, else None."""
+    entry = _BUFFER_MARKS.get(id(t))
+    return entry[1] if entry is not None and entry[0]() is t else None
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)``: ``t`` was made by ``Buffer(...)`` (it is a plain tensor, as PyTorch's)."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor) and _buffer_mark(instance) is not None
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """``nn.Buffer(data, persistent=True)``: a tensor that registers as a buffer of the module it is assigned to
+    (``self.running_mean = nn.Buffer(torch.zeros(3))``), saved in ``state_dict`` unless not ``persistent``. It is
+    ``data.detach()`` marked, of class ``Tensor``, as PyTorch's."""
+
+    __slots__ = ()
+    __module__ = "minigrad.nn.parameter"
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Any:
+        if data is None:
+            data = Tensor._make(np.empty(0, dtype=_dt.default_float().np), _dt.default_float())
+        t = data.detach().requires_grad_(data.requires_grad)
+        key = id(t)
+        _BUFFER_MARKS[key] = (weakref.ref(t, lambda _: _BUFFER_MARKS.pop(key, None)), persistent)
+        return t
 
 
 def _new_parameter(shape: int | tuple[int, ...], dtype: Any, fill: float = 0.0, device: Any = None) -> Parameter:
@@ -105,9 +142,13 @@ class Module(ModuleStateMixin):
                 raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
                                 f"(minigrad.nn.Module or None expected)")
             del self._modules[name]
+        if isinstance(value, Buffer):
+            self.register_buffer(name, value, bool(_buffer_mark(value)))
+            return
         if name in self.__dict__.get("_buffers", {}):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (Tensor or None expected)")
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(minigrad.nn.Buffer, minigrad.Tensor or None expected)")
             self._buffers[name] = value
         elif isinstance(value, Parameter):
             self._parameters[name] = value

@@ -33,9 +33,9 @@ from .. import dtypes as _dt
 from ..autograd_meta import AutogradMeta
 from ..devices import canonical_device, default_device, move_array
 from ..tensor import Tensor
-from .module import Parameter
+from .module import Buffer, Parameter
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer", "is_lazy"]
 
 _DATA = Tensor.__dict__["_data"]  # the slot an uninitialized tensor hides behind its refusing property
 

@@ -22,7 +22,7 @@ from ..autograd.grad_mode import enable_grad, no_grad
 from ..dtypes import float32, float64, get_default_dtype
 from ..tensor import Tensor
 from ..tracing import bus
-from ..utils.hooks import RemovableHandle
+from .._handles import RemovableHandle
 from .update import StateList, TensorList, bucket_key, bump, list_path, multi_tensor_ok, path_for
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]

@@ -1,33 +1,5 @@
-"""``torch.utils.hooks.RemovableHandle``: what registering a hook in an ordered dict of hooks returns.
+"""``torch.utils.hooks``: the handle a registered hook returns (``RemovableHandle``, in ``minigrad/_handles.py``)."""
 
-The optimizers keep their step and state-dict hooks as PyTorch does, one ``OrderedDict`` of id to hook per
-kind; ``handle.remove()`` deletes the entry, and the handle works as a context manager that removes it on exit.
-"""
-
-from __future__ import annotations
-
-import itertools
-from collections import OrderedDict
-from typing import Any
+from .._handles import RemovableHandle
 
 __all__ = ["RemovableHandle"]
-
-
-class RemovableHandle:
-    """A handle that removes its hook from the ``OrderedDict`` it was registered in (``hooks_dict``)."""
-
-    next_id = itertools.count()
-
-    def __init__(self, hooks_dict: "OrderedDict[int, Any]") -> None:
-        self.hooks_dict_ref = hooks_dict
-        self.id = next(RemovableHandle.next_id)
-
-    def remove(self) -> None:
-        """Unregister the hook (a no-op when it is gone already)."""
-        self.hooks_dict_ref.pop(self.id, None)
-
-    def __enter__(self) -> "RemovableHandle":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.remove()
