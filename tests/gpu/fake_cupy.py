@@ -679,13 +679,13 @@ def _device_memory_behind(a: Any) -> bool:
     return isinstance(a, np.ndarray) and _root_of_memory(_allocation(a)) is not None
 
 
-def _upload(a: Any, dtype: Any, what: str) -> Any:
+def _upload(a: Any, dtype: Any, what: str, order: str = "K") -> Any:
     if _device_memory_behind(a):
         # Real CuPy refused earlier, at the conversion to NumPy (a cupy.ndarray is no numpy.ndarray, and
         # np.asarray of one raises this); here the NumPy view of device memory is caught when it comes back.
         raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a "
                         "NumPy array explicitly.")
-    host = np.array(a, dtype=dtype)
+    host = np.array(a, dtype=dtype, order=order)
     _h2d(host.nbytes, what)  # a Python or NumPy scalar too: a 0-d array uploaded
     return _owner(host)  # a new allocation on the device: its own memory, base None
 
@@ -699,9 +699,11 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, **kw: Any) -> Any:
 
 
 def _array(a: Any, dtype: Any = None, copy: bool = True, order: str = "K", **kw: Any) -> Any:
+    """``cupy.array``: a device array is copied in the ``order`` asked for (CuPy's ``astype(order=...)``: a
+    transposed array asked for ``"C"`` comes back row-major), host data uploaded in that order."""
     if isinstance(a, ndarray):
-        return a.astype(a.dtype if dtype is None else dtype, copy=copy)
-    return _upload(a, dtype, f"cupy.array of {type(a).__name__}")
+        return a.astype(a.dtype if dtype is None else dtype, order=order, copy=copy)
+    return _upload(a, dtype, f"cupy.array of {type(a).__name__}", order)
 
 
 def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None, blocking: bool = True) -> np.ndarray:

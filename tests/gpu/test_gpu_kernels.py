@@ -3064,3 +3064,38 @@ def test_an_orthogonal_layer_trains_on_the_device_as_on_the_cpu():
                         layer.parametrizations.weight.original.grad.cpu().numpy()))
         for a, b in zip(*got):
             np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-11)
+
+
+# A gradient that reaches a changed view's base transposed (``K.t()`` downstream, or a factorization's symmetric
+# gradient): the history rewrite's backward copies it row-major before zeroing the view's part. The stand-in's
+# ``cupy.array(order="C")`` once kept a transposed array column-major (real CuPy honours ``order``), so the zeroing
+# wrote into a temporary and the stand-in reported a doubled gradient the device does not give.
+TRANSPOSED_GRADS = {
+    "t() * c": lambda k, c: (k.t() * c).sum(),
+    "cholesky": lambda k, c: mg.linalg.cholesky(k).sum(),
+}
+
+
+@pytest.mark.parametrize("change", ["[0, 0] += 1", "[0].mul_(2)"])
+@pytest.mark.parametrize("loss", sorted(TRANSPOSED_GRADS))
+def test_a_transposed_gradient_through_a_changed_view_on_gpu(change, loss):
+    a, c = np.array([[4.0, 1.0], [1.0, 3.0]]), np.array([[1.0, 2.0], [3.0, 4.0]])
+    grads = []
+    for device in ("cpu", "gpu"):
+        w = mg.tensor(a, device=device, requires_grad=True)
+        k = w * 1.0
+        if change == "[0, 0] += 1":
+            k[0, 0] += 1
+        else:
+            k[0].mul_(2)
+        TRANSPOSED_GRADS[loss](k, mg.tensor(c, device=device)).backward()
+        grads.append(w.grad.cpu().numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12, atol=1e-15)
+
+
+def test_array_of_a_device_array_takes_the_order_asked_for():
+    import cupy
+
+    f = cupy.asarray(np.arange(6.0).reshape(2, 3)).T
+    assert cupy.array(f, order="C").flags.c_contiguous and cupy.array(f).flags.f_contiguous
+    assert cupy.array(f, order="F").flags.f_contiguous and cupy.array(np.ones((2, 3)), order="F").flags.f_contiguous
