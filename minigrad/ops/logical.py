@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..kernels.backends import to_numpy
+from ..kernels.infer_meta import scalar_type_name
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_tensor
 from ._constants import constant
@@ -76,29 +77,52 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 # -- comparing whole tensors: isclose, equal, allclose ---------------------------------------------
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
-    """Elementwise ``|input - other| <= atol + rtol * |other|`` as a bool tensor (no gradient).
+    """Elementwise ``|input - other| <= atol + |rtol * other|`` (or equal: infinities of one sign) as a bool tensor.
 
-    Composite (no graph: it compares values).
+    Composite, as PyTorch's ``isclose``, in the inputs' dtype on their device (an integer or bool pair in the
+    default float dtype): ``input == other``, or both NaN with ``equal_nan``, or a finite error within the
+    allowed one. No graph: it compares values (run under ``no_grad``).
     """
+    from ..autograd.grad_mode import no_grad
+    from .math import abs, add, le, mul, sub
+    from .special_values import isfinite, isnan
+
     check_tensor("isclose", "input", 0, input)
     check_tensor("isclose", "other", 1, other)
-    res = np.isclose(to_numpy(input._data), to_numpy(other._data), rtol=rtol, atol=atol, equal_nan=equal_nan)
-    return constant(res, input, _dt.bool_)
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match {scalar_type_name(other.dtype)}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {tol}")
+    with no_grad():
+        close = eq(input, other)
+        floating = input.dtype.is_floating
+        if equal_nan and floating:
+            close = logical_or(close, logical_and(isnan(input), isnan(other)))
+        if rtol == 0 and atol == 0:
+            return close
+        a, b = (input, other) if floating else (input.to(_dt.get_default_dtype()), other.to(_dt.get_default_dtype()))
+        allowed = add(abs(mul(b, rtol)), atol)
+        actual = abs(sub(a, b))
+        return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)))
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
-    """Whether both have the same shape and the same values (``torch.equal``; NaN is never equal).
+    """Whether both have the same shape and the same values (``torch.equal``; NaN is never equal): one read of a
+    bool from the device, as PyTorch's.
 
     Composite (no graph).
     """
     check_tensor("equal", "input", 0, input)
     check_tensor("equal", "other", 1, other)
-    return tuple(input.shape) == tuple(other.shape) and bool(np.array_equal(to_numpy(input._data), to_numpy(other._data)))
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(to_numpy(all(eq(input.detach(), other.detach()))._data))
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
-    """Whether every element of ``input`` is close to ``other`` (see ``isclose``). Composite (``isclose``)."""
-    return bool(np.all(to_numpy(isclose(input, other, rtol, atol, equal_nan)._data)))
+    """Whether every element of ``input`` is close to ``other`` (see ``isclose``): one read of a bool. Composite."""
+    return bool(to_numpy(all(isclose(input, other, rtol, atol, equal_nan))._data))
 
 
 __all__ += ['allclose', 'isclose', 'equal']

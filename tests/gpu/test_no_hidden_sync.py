@@ -231,6 +231,29 @@ def test_scatter_reduce_index_reduce_and_mode_copy_nothing_and_wait_for_nothing(
 
 
 @counted
+def test_isclose_stays_on_the_device_and_allclose_reads_one_bool():
+    """``isclose`` is PyTorch's composite of device ops (it copied both tensors to the host and compared them
+    there); ``allclose`` and ``equal`` read one bool back, as PyTorch's ``.item()`` does."""
+    fake = _fake()
+    x = mg.rand(5, 3, device="gpu")
+    y = x * 1.5
+
+    def step():
+        mg.isclose(x, y, equal_nan=True).sum()
+
+    step()  # the number constants' first upload
+    fake.reset_counts()
+    step()
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+    for read in (lambda: mg.allclose(x, y), lambda: mg.equal(x, y)):
+        fake.reset_counts()
+        assert read() is False
+        c = fake.counts()
+        assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 1, 1), fake.COUNTS.log
+
+
+@counted
 def test_the_stand_in_counts_what_a_program_asks_for():
     """The counters can fail: an ``.item()`` every step is one copy and one sync a step, a tensor made
     from host data every step one upload and one sync."""
