@@ -486,7 +486,8 @@ class CUDAGenerator(Generator):
 
 def device_draws(kind: str, shape: tuple[int, ...], np_dtype: Any, device: str, *numbers: Any,
                  generator: Any = None) -> Any:
-    """Draws of ``kind`` (``"uniform"``, ``"normal"``, ``"bernoulli"``, ``"randint"``, with the
+    """Draws of ``kind`` (``"uniform"``, ``"normal"``, ``"bernoulli"``, ``"randint"``, ``"exponential"``,
+    ``"cauchy"``, ``"log_normal"``, ``"geometric"``, with the
     distribution's ``numbers``) made on ``device`` from ``device_generator`` (or from ``generator``, a
     ``CUDAGenerator``), as an array of ``shape``; ``None`` on the CPU, for a CPU ``generator`` (its draws
     are made on the host), for a dtype the device's kernels do not write, or on a backend without such

@@ -170,6 +170,9 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | Non
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lam}")
     _float_only("exponential_", self)
     gen = generator_arg("exponential_", generator)
+    drawn = _drawn_on_device("exponential", self, generator, lam, 0.0)
+    if drawn is not None:
+        return fill_(self, "exponential_", drawn)
     return fill_(self, "exponential_", _random.exponential_array(gen, self.numel(), self.dtype.np, lam))
 
 
@@ -183,6 +186,9 @@ def cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a floating "
                            f"point but you specified {cpp_type_name(self.dtype)}")
     gen = generator_arg("cauchy_", generator)
+    drawn = _drawn_on_device("cauchy", self, generator, median, sigma)
+    if drawn is not None:
+        return fill_(self, "cauchy_", drawn)
     u = gen.uniform_double(self.numel())
     return fill_(self, "cauchy_", median + sigma * _random.libm(math.tan, math.pi * (u - 0.5)))
 
@@ -196,6 +202,9 @@ def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator:
     if not self.dtype.is_floating:
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{scalar_type_name(self.dtype)}'")
     gen = generator_arg("log_normal_", generator)
+    drawn = _drawn_on_device("log_normal", self, generator, mean, std)
+    if drawn is not None:
+        return fill_(self, "log_normal_", drawn)
     z = np.array([gen.normal_double() for _ in range(self.numel())], dtype=np.float64)
     return fill_(self, "log_normal_", _random.libm(math.exp, _random.fma64(z, std, mean)))
 
@@ -207,6 +216,9 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
     if not 0 < q < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={q:g}")
     gen = generator_arg("geometric_", generator)
+    drawn = _drawn_on_device("geometric", self, generator, q, 0.0)
+    if drawn is not None:
+        return fill_(self, "geometric_", drawn)
     u = gen.uniform_double(self.numel())
     return fill_(self, "geometric_", np.ceil(_random.libm(math.log, u) / math.log1p(-q)))
 

@@ -1579,8 +1579,19 @@ def _philox(dist: str, grid: tuple, block: tuple, args: tuple) -> None:
     elif dist == "normal":
         u1, u2 = _u53(w[:, 0], w[:, 1]) + 2.0 ** -53, _u53(w[:, 2], w[:, 3])
         v = a + b * (np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * u2))
-    else:  # bernoulli: value b where u < p (a)
+    elif dist == "bernoulli":  # value b where u < p (a)
         v = np.where(_u53(w[:, 0], w[:, 1]) < a, b, 0.0)
+    elif dist == "exponential":
+        v = -np.log1p(-_u53(w[:, 0], w[:, 1])) / a
+    elif dist == "cauchy":
+        v = a + b * np.tan(3.141592653589793 * (_u53(w[:, 0], w[:, 1]) - 0.5))
+    elif dist == "log_normal":
+        u1, u2 = _u53(w[:, 0], w[:, 1]) + 2.0 ** -53, _u53(w[:, 2], w[:, 3])
+        v = np.exp(a + b * (np.sqrt(-2.0 * np.log(u1)) * np.cos(6.283185307179586 * u2)))
+    elif dist == "geometric":  # the trials to the first success
+        v = np.floor(np.log(_u53(w[:, 0], w[:, 1]) + 2.0 ** -53) / np.log1p(-a)) + 1.0
+    else:
+        raise NotImplementedError(f"the stand-in has no Philox draws of {dist!r}")
     flat[:] = v.astype(out.dtype)
 
 
@@ -1624,8 +1635,8 @@ class _Kernel:
             _mse("_".join(parts[1:-1]), grid, block, args)
         elif parts[1] == "check":
             _check_range(args)
-        elif parts[1] == "philox":
-            _philox(parts[2], grid, block, args)
+        elif parts[1] == "philox":  # mg_philox_<dist>[_<dtype>], the dist's name may hold "_" (log_normal)
+            _philox("_".join(p for p in parts[2:] if p not in ("float32", "float64")), grid, block, args)
         elif parts[1] == "ln":
             _layer_norm("_".join(parts[2:-1]), grid, block, args)
         elif parts[1] == "bn":

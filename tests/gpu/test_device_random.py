@@ -62,6 +62,12 @@ DRAWS = {
     "normal_": lambda: mg.empty(4096, device="cuda").normal_(1.0, 0.5),
     "random_": lambda: mg.empty(4096, dtype=mg.int32, device="cuda").random_(0, 7),
     "bernoulli_": lambda: mg.empty(4096, device="cuda").bernoulli_(0.75),
+    # drawn on the device since the twenty-ninth session (they were drawn on the host and copied, a sync a call)
+    "exponential_": lambda: mg.empty(8192, device="cuda").exponential_(2.0),
+    "exponential_ float16": lambda: mg.empty(8192, dtype=mg.float16, device="cuda").exponential_(2.0),
+    "cauchy_": lambda: mg.empty(8192, device="cuda").cauchy_(1.0, 0.5),
+    "log_normal_": lambda: mg.empty(8192, dtype=mg.float64, device="cuda").log_normal_(0.5, 0.25),
+    "geometric_": lambda: mg.empty(8192, dtype=mg.int64, device="cuda").geometric_(0.25),
 }
 
 
@@ -90,8 +96,17 @@ def test_draws_have_their_distribution(name):
         assert t.dtype == mg.int32 and set(np.unique(v)) == set(range(7))
     elif kind == "bernoulli":
         assert set(np.unique(v)) == {0.0, 1.0} and abs(v.mean() - 0.25) < 0.03
-    else:  # bernoulli_
+    elif kind == "bernoulli_":
         assert set(np.unique(v)) == {0.0, 1.0} and abs(v.mean() - 0.75) < 0.03
+    elif kind == "exponential_":  # mean and standard deviation 1 / lambda, never negative
+        assert v.min() >= 0 and abs(v.mean() - 0.5) < 0.03 and abs(v.std() - 0.5) < 0.03
+    elif kind == "cauchy_":  # median 1, quartiles at 1 -+ sigma
+        assert abs(np.median(v) - 1.0) < 0.04 and abs(np.percentile(v, 75) - np.percentile(v, 25) - 1.0) < 0.08
+    elif kind == "log_normal_":
+        assert t.dtype == mg.float64 and v.min() > 0
+        assert abs(np.log(v).mean() - 0.5) < 0.02 and abs(np.log(v).std() - 0.25) < 0.02
+    else:  # geometric_: trials to the first success, 1, 2, ...; mean 1 / p
+        assert t.dtype == mg.int64 and v.min() >= 1 and (v == np.round(v)).all() and abs(v.mean() - 4.0) < 0.2
 
 
 @needs_gpu

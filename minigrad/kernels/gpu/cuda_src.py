@@ -1207,7 +1207,11 @@ def philox_source() -> str:
     - ``mg_philox_bernoulli_<float32|float64>(out, n, seed, offset, p, value)``: ``value`` where a 53-bit
       uniform is below ``p``, else 0 (dropout's scaled mask in one launch: ``value = 1 / (1 - p)``);
     - ``mg_philox_randint(out, n, seed, offset, low, range)``: ``low + w % range``, ``w`` the 64 bits of
-      two words (int64).
+      two words (int64);
+    - ``mg_philox_exponential_*(..., lambd, _)``: ``-log1p(-u) / lambd``; ``mg_philox_cauchy_*(..., median,
+      sigma)``: ``median + sigma * tan(pi * (u - 1/2))``; ``mg_philox_log_normal_*(..., mean, std)``: ``exp`` of
+      the normal's ``mean + std * z``; ``mg_philox_geometric_*(..., p, _)``: ``floor(log(u1) / log1p(-p)) + 1``
+      (``u1`` in (0, 1]): the trials to the first success.
     """
     parts = [_PHILOX]
     loop = "for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long long)blockDim.x * gridDim.x)"
@@ -1233,6 +1237,34 @@ extern "C" __global__ void mg_philox_bernoulli_{dtype}({t}* __restrict__ out, {h
     {loop} {{
         unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
         out[i] = mg_u53(w[0], w[1]) < p ? ({t})value : ({t})0;
+    }}
+}}
+extern "C" __global__ void mg_philox_exponential_{dtype}({t}* __restrict__ out, {head}, const double lambd, const double unused) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        out[i] = ({t})__ddiv_rn(-log1p(-mg_u53(w[0], w[1])), lambd);
+    }}
+}}
+extern "C" __global__ void mg_philox_cauchy_{dtype}({t}* __restrict__ out, {head}, const double median, const double sigma) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        const double angle = __dmul_rn(3.141592653589793, __dadd_rn(mg_u53(w[0], w[1]), -0.5));
+        out[i] = ({t})__dadd_rn(median, __dmul_rn(sigma, tan(angle)));
+    }}
+}}
+extern "C" __global__ void mg_philox_log_normal_{dtype}({t}* __restrict__ out, {head}, const double mean, const double std) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        const double u1 = __dadd_rn(mg_u53(w[0], w[1]), 1.1102230246251565e-16), u2 = mg_u53(w[2], w[3]);
+        const double z = __dmul_rn(sqrt(__dmul_rn(-2.0, log(u1))), cos(__dmul_rn(6.283185307179586, u2)));
+        out[i] = ({t})exp(__dadd_rn(mean, __dmul_rn(std, z)));
+    }}
+}}
+extern "C" __global__ void mg_philox_geometric_{dtype}({t}* __restrict__ out, {head}, const double p, const double unused) {{
+    {loop} {{
+        unsigned int w[4]; mg_philox((unsigned long long)i, offset, seed, w);
+        const double u1 = __dadd_rn(mg_u53(w[0], w[1]), 1.1102230246251565e-16);
+        out[i] = ({t})__dadd_rn(floor(__ddiv_rn(log(u1), log1p(-p))), 1.0);
     }}
 }}
 """)

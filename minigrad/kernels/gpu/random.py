@@ -57,5 +57,16 @@ def randint(n: int, np_dtype: Any, seed: int, offset: int, low: int, high: int) 
     return out if np.dtype(np_dtype) == np.int64 else out.astype(np_dtype)
 
 
+def _of(dist: str) -> Any:
+    """Draws of ``dist`` (``exponential``, ``cauchy``, ``log_normal``, ``geometric``: one uniform, or the normal's
+    two, transformed in the kernel), with the distribution's two numbers (the second unused by some)."""
+    def make(n: int, np_dtype: Any, seed: int, offset: int, a: float, b: float = 0.0) -> Any:
+        return _floats(dist, n, np_dtype, seed, offset, a, b)
+
+    make.__name__ = dist
+    return make
+
+
 #: the backend's ``made`` entries (``devices.made_array``)
-MADE = {"uniform": uniform, "normal": normal, "bernoulli": bernoulli, "randint": randint}
+MADE = {"uniform": uniform, "normal": normal, "bernoulli": bernoulli, "randint": randint,
+        **{dist: _of(dist) for dist in ("exponential", "cauchy", "log_normal", "geometric")}}
