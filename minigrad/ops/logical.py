@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import dtypes as _dt
+from ..autograd.grad_mode import no_grad
 from ..kernels.backends import to_numpy
 from ..kernels.infer_meta import scalar_type_name
 from ..tensor import Tensor
 from ._checks import check_bool, check_dims, check_tensor
-from ._constants import constant
-from .math import eq, gt, ne, where
+from .math import abs, add, eq, gt, le, mul, ne, sub, where
+from .special_values import isfinite, isnan
 from .reduce import sum as _sum
 
 __all__ = ["logical_not", "logical_and", "logical_or", "logical_xor", "all", "any"]
@@ -83,10 +82,6 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     default float dtype): ``input == other``, or both NaN with ``equal_nan``, or a finite error within the
     allowed one. No graph: it compares values (run under ``no_grad``).
     """
-    from ..autograd.grad_mode import no_grad
-    from .math import abs, add, le, mul, sub
-    from .special_values import isfinite, isnan
-
     check_tensor("isclose", "input", 0, input)
     check_tensor("isclose", "other", 1, other)
     if input.dtype != other.dtype:
