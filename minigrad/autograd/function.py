@@ -56,7 +56,7 @@ Example:
 from __future__ import annotations
 
 import functools
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar
 
 from ..tensor import Tensor
 from ..tracing import bus
@@ -66,6 +66,7 @@ from .accumulation import accumulation_node_for
 from .grad_mode import GRAD_MODE, set_grad_enabled
 from .grad_node import Edge, GradNode, announce_node
 from .tensor_wrapper import TensorWrapper
+from .views import check_view_inplace
 
 __all__ = ["Function", "FunctionCtx", "FunctionNode", "once_differentiable"]
 
@@ -84,6 +85,7 @@ class FunctionCtx:
         self._to_save: tuple[Any, ...] | None = None
         self._non_differentiable: set[int] = set()
         self._materialize_grads = True
+        self._dirty: list[Any] = []  # the inputs forward changed in place (mark_dirty)
         # Set only while backward runs (node, create_graph): the ctx must not keep its
         # node alive, or node -> ctx -> node would be a reference cycle.
         self._running: tuple[GradNode, bool] | None = None
@@ -110,6 +112,12 @@ class FunctionCtx:
         slots = node.extra.saved_slots
         wrappers = node.wrappers
         return tuple(None if k is None else wrappers[k].recover(node, create_graph) for k in slots)
+
+    def mark_dirty(self, *args: Any) -> None:
+        """Say that ``forward`` changed these inputs in place (and returns them): each output that is one of them
+        is that tensor itself, with this Function's node as its history, its version moved (PyTorch's
+        ``mark_dirty``). Call it once, in ``forward``."""
+        self._dirty = list(args)
 
     def mark_non_differentiable(self, *tensors: Any) -> None:
         """Declare outputs that get no gradient (indices, masks): they do not require grad,
@@ -156,6 +164,10 @@ class FunctionNode(GradNode):
     @property
     def materializes_grads(self) -> bool:  # type: ignore[override]
         return self.extra.ctx._materialize_grads
+
+    def __repr__(self) -> str:
+        # PyTorch's repr of a custom Function's node names its module: <torch.autograd.function.ExpBackward object ...>
+        return f"<{type(self).__module__}.{type(self).__name__} object at {id(self):#x}>"
 
     def run_formula(self, grads: list[list[Any]], create_graph: bool) -> list[list[Any]]:
         """Call the user's ``backward(ctx, *grads)`` and check what it returns."""
@@ -234,7 +246,7 @@ class Function:
                 f"{cls.__name__}Backward",  # PyTorch's name for a custom Function's node
                 (FunctionNode,),
                 {"__slots__": (), "op_name": cls.__name__, "fn_cls": cls, "paddle_name": "GradNodePyLayer",
-                 "__module__": "minigrad.autograd.nodes"},
+                 "__module__": "minigrad.autograd.function"},  # PyTorch's: torch.autograd.function.<Name>Backward
             )
             cls._node_class = node_cls
         return node_cls
@@ -259,6 +271,9 @@ class Function:
         tensors_out = [r for r in raw if isinstance(r, Tensor)]
         if not tensors_out:
             raise TypeError(f"{cls.__name__}.forward() must return a Tensor or a tuple containing Tensors")
+        dirty = {id(t) for t in ctx._dirty}
+        if dirty:
+            _check_dirty(cls, ctx, raw, recording)
         # Each output is a new tensor over the forward's result (sharing its storage), so
         # that an output which is an input returned as is gets its own history.
         fresh: dict[int, Tensor] = {}
@@ -275,11 +290,44 @@ class Function:
             rec.emit(ApiCall(op=cls.__name__, inputs=[a._id if isinstance(a, Tensor) else None for a in args], attrs={}))
         if any(needs):
             _create_function_node(cls, ctx, args, raw, outs, fresh, is_tuple)
+        for k, r in enumerate(raw):
+            if id(r) in dirty:  # the changed input itself, with the Function's history (NOTE [ An input marked dirty ])
+                adopted = ADOPT_CHANGED_INPUT(r, cls.__name__, outs[k])
+                if any(needs) or r._meta is None:  # (unrecorded, an input that requires grad comes back detached)
+                    outs[k] = adopted
         if rec is not None:
             for t in outs:
-                if isinstance(t, Tensor):
+                if isinstance(t, Tensor) and t._id not in rec.announced:
                     t._announce()
         return tuple(outs) if is_tuple else outs[0]
+
+
+# NOTE [ An input marked dirty ]
+#     A Function whose ``forward`` changes an input in place (``x.mul_(2)``) and returns it says so with
+#     ``ctx.mark_dirty(x)``. Its output is then ``x`` itself, as an in-place op's is: ``x`` takes the
+#     Function's node as its history (a view's base has its history rewritten, ``CopySlices``), and its
+#     version moves once more (unrecorded - under ``no_grad`` - an input that requires grad comes back as a
+#     detached alias, as PyTorch's). Taking the history is the in-place machinery of the dispatch layer, which this
+#     layer may not import: the dispatch layer hands it over as ``ADOPT_CHANGED_INPUT`` when it is imported
+#     (``dispatch/dygraph.py``'s ``adopt_changed_input``). The refusals come first, before any node exists:
+#     a dirty input not returned, a leaf that requires grad, a view PyTorch would not rewrite through.
+
+#: ``adopt_changed_input(tensor, name, output)`` of the dispatch layer (NOTE [ An input marked dirty ])
+ADOPT_CHANGED_INPUT: Callable[[Tensor, str, Tensor], Tensor]
+
+
+def _check_dirty(cls: type, ctx: FunctionCtx, raw: list[Any], recording: bool) -> None:
+    """PyTorch's refusals of ``mark_dirty``, in its words, before any node is made."""
+    returned = {id(r) for r in raw}
+    if any(id(t) not in returned for t in ctx._dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                           "The inputs that are modified inplace must all be outputs of the Function.")
+    for t in ctx._dirty:
+        if not isinstance(t, Tensor) or not recording:
+            continue
+        if t._meta is not None and t._meta.grad_node is None and t._view is None:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        check_view_inplace(t, cls.__name__)
 
 
 def _create_function_node(
@@ -356,7 +404,7 @@ class DelayedError(Function):
 
 DelayedError._node_class = type("Error", (FunctionNode,), {  # PyTorch's node: <Error>, torch::autograd::Error
     "__slots__": (), "op_name": "DelayedError", "fn_cls": DelayedError, "paddle_name": "GradNodePyLayer",
-    "__module__": "minigrad.autograd.nodes"})
+    "__module__": "minigrad.autograd.nodes", "__repr__": GradNode.__repr__})  # a C++ node's repr in PyTorch
 
 
 def once_differentiable(fn: Any) -> Any:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from ..autograd import function as _function
 from ..autograd.engine import RUNNING_PASSES
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
@@ -245,26 +246,48 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
             result = OPS["cast"](result, self._dtype)
             node = result._meta.grad_node if result._meta is not None else None
         _write_back(self, op_name, result._data)
-        if bus.recorder is not None:
-            announce_version(self, op_name)
-        if node is not None:
-            rebind_saved_result(node, result, self)
-            if rewrites_base(self):
-                rewrite_history(self, result)
-                _regenerate_views_of(self, done=self._view.base)  # a view of a detach(): the other bases' views
-            else:
-                _move_history(self, meta, result)
-                _regenerate_views_of(self)
-        else:
-            # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
-            _regenerate_views_of(self)
-        if bus.recorder is not None:
-            self._announce_update(op_name)
-        return self
+        return _take_history(self, meta, op_name, result, node)
     except BaseException as exc:
         if bus.recorder is not None:
             failed(bus.recorder, exc, op_name)
         raise
+
+
+def _take_history(self: Tensor, meta: Any, op_name: str, result: Tensor, node: GradNode | None) -> Tensor:
+    """After an in-place change of ``self`` (its version bumped): ``self`` takes ``result``'s node, or, through a
+    view, the base's history is rewritten; the views of ``self`` see the new values."""
+    if bus.recorder is not None:
+        announce_version(self, op_name)
+    if node is not None:
+        rebind_saved_result(node, result, self)
+        if rewrites_base(self):
+            rewrite_history(self, result)
+            _regenerate_views_of(self, done=self._view.base)  # a view of a detach(): the other bases' views
+        else:
+            _move_history(self, meta, result)
+            _regenerate_views_of(self)
+    else:
+        # Changed outside autograd (no_grad): the views get fresh nodes, as PyTorch's on their next use.
+        _regenerate_views_of(self)
+    if bus.recorder is not None:
+        self._announce_update(op_name)
+    return self
+
+
+def adopt_changed_input(self: Tensor, op_name: str, result: Tensor) -> Tensor:
+    """A custom Function's input that its ``forward`` changed in place and marked dirty (``ctx.mark_dirty``):
+    ``self`` takes the Function's node from ``result`` (its output over the same storage) as an in-place op's
+    tensor does - through a view, the base's history is rewritten (``CopySlices``) - and its version moves
+    once more, as PyTorch's ``mark_dirty`` moves it. The autograd layer calls it through
+    ``autograd.function.ADOPT_CHANGED_INPUT``, set below."""
+    if self._vc is None:
+        self._vc = VersionCounter()
+    self._vc.bump()
+    node = result._meta.grad_node if result._meta is not None else None
+    return _take_history(self, self._meta, op_name, result, node)
+
+
+_function.ADOPT_CHANGED_INPUT = adopt_changed_input
 
 
 def run_inplace_view(self: Tensor, op: "OpDef", args: tuple[Any, ...], undo: tuple["OpDef", dict[str, Any]]) -> Tensor:
