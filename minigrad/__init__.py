@@ -146,6 +146,9 @@ __all__ += ["use_deterministic_algorithms", "are_deterministic_algorithms_enable
 
 # torch._weight_norm: private in PyTorch, and called by nn.utils' weight normalization (ops/weight_norm.py)
 from .ops.weight_norm import _weight_norm  # noqa: E402,F401
+# torch._standard_gamma, _sample_dirichlet and their gradients: private in PyTorch, and drawn by
+# torch.distributions' Gamma and Dirichlet (ops/distributions.py)
+from .ops.distributions import _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: E402,F401
 
 # PyTorch's in-place functions (``mg.exp_(x)``, ``mg.zero_(x)``): the Tensor methods of the same name.
 from ._inplace_methods import NAMESPACE_FORMS as _NAMESPACE_FORMS, namespace_form as _namespace_form  # noqa: E402

@@ -809,6 +809,8 @@ _METHODS_BY_FAMILY = {
     "norm": ops.norm, "outer": ops.outer, "ger": ops.ger, "addmm": ops.addmm, "addmv": ops.addmv,
     "baddbmm": ops.baddbmm, "addbmm": ops.addbmm, "addr": ops.addr, "dist": ops.dist, "diagflat": ops.diagflat, "dot": ops.dot,
     "vdot": ops.vdot, "mv": ops.mv, "mm": ops.mm,
+    "inner": ops.inner,
+    "igamma": ops.incomplete_gamma.igamma_method, "igammac": ops.incomplete_gamma.igammac_method,
     "kron": ops.kron, "cross": ops.cross, "inverse": ops.inverse, "det": ops.det, "matrix_power": _matrix_power,
     # matrix factorizations (ops/factorization.py)
     "cholesky": ops.cholesky, "cholesky_inverse": ops.cholesky_inverse, "slogdet": ops.slogdet, "logdet": ops.logdet, "qr": ops.qr, "svd": ops.svd,
@@ -923,6 +925,7 @@ _INPLACE_OF_METHODS = (
     "sinc_", "sinh_", "subtract_", "tan_", "tril_", "triu_", "true_divide_", "trunc_", "xlogy_", "addmm_", "addmv_",
     "baddbmm_", "addbmm_", "addr_", "sgn_", "rsqrt_", "frac_", "erfinv_", "erfc_", "square_", "hypot_",
     "nan_to_num_", "deg2rad_", "rad2deg_", "gcd_", "lcm_", "ldexp_", "i0_", "nextafter_",
+    "igamma_", "igammac_",
 )
 for _name in _INPLACE_OF_METHODS:
     if not hasattr(Tensor, _name):

@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["ShapeError", "OutOfRangeError", "IndexTypeError"]
+__all__ = ["ShapeError", "OutOfRangeError", "IndexTypeError", "LinAlgError"]
 
 
 class ShapeError(RuntimeError, ValueError):
@@ -27,6 +27,11 @@ class ShapeError(RuntimeError, ValueError):
 
 class OutOfRangeError(IndexError, ValueError):
     """An index or dimension out of range: PyTorch's ``IndexError`` (and a ``ValueError``)."""
+
+
+class LinAlgError(RuntimeError):
+    """A matrix a linear-algebra function cannot take: singular for ``inv`` and ``solve``, not positive-definite
+    for ``cholesky`` (PyTorch's ``torch.linalg.LinAlgError``, a ``RuntimeError``; ``mg.linalg.LinAlgError``)."""
 
 
 class IndexTypeError(IndexError, TypeError):

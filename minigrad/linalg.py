@@ -37,6 +37,8 @@ from .ops.factorization import linalg_svdvals as svdvals
 from .ops.inverse import det, inv, matrix_power, solve
 from .ops.norm import linalg_norm as norm
 from .ops.norm import matrix_norm, vector_norm
+from .ops.linalg_functions import cond, diagonal, inv_ex, multi_dot, solve_ex, tensorinv, tensorsolve, vander, vecdot
+from .errors import LinAlgError
 from .tensor import Tensor
 from .autograd.grad_mode import no_grad as _no_grad
 from .dtypes import finfo as _finfo
@@ -46,6 +48,8 @@ __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "matrix_
            "cholesky_ex", "slogdet", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv",
            "lstsq", "matrix_exp", "solve_triangular", "matmul", "matrix_rank",
            "householder_product", "lu_factor", "lu_factor_ex", "lu_solve"]
+__all__ += ["cond", "diagonal", "inv_ex", "multi_dot", "solve_ex", "tensorinv", "tensorsolve", "vander", "vecdot",
+            "LinAlgError"]  # (ops/linalg_functions.py; LinAlgError: minigrad/errors.py)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:

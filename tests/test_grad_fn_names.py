@@ -164,6 +164,37 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "frexp's mantissa": lambda lib, d: lib.frexp(d["x"])[0],
     "i0": lambda lib, d: lib.i0(d["x"]),
     "special.i1": lambda lib, d: lib.special.i1(d["x"]),
+    # torch.special's entropy, normal-distribution, scaled erfc and Bessel functions; ndtr and round are composites
+    # (ops/special_functions.py), and torch.linalg's composites (ops/linalg_functions.py)
+    "special.entr": lambda lib, d: lib.special.entr(d["x"]),
+    "special.ndtr": lambda lib, d: lib.special.ndtr(d["x"]),
+    "special.ndtri": lambda lib, d: lib.special.ndtri(d["x"].sigmoid()),
+    "special.log_ndtr": lambda lib, d: lib.special.log_ndtr(d["x"]),
+    "special.erfcx": lambda lib, d: lib.special.erfcx(d["x"]),
+    "special.i0e": lambda lib, d: lib.special.i0e(d["x"]),
+    "special.i1e": lambda lib, d: lib.special.i1e(d["x"]),
+    "special.round": lambda lib, d: lib.special.round(d["x"]),
+    "special.xlog1py": lambda lib, d: lib.special.xlog1py(d["x"], d["y"].exp()),
+    "special.xlog1py scalar other": lambda lib, d: lib.special.xlog1py(d["x"], 2.0),
+    "special.xlog1py scalar self": lambda lib, d: lib.special.xlog1py(2.0, d["x"].exp()),
+    # zeta and the incomplete gamma functions, through their second argument (ops/incomplete_gamma.py)
+    "special.zeta": lambda lib, d: lib.special.zeta(d["y"].detach().abs() + 2, d["x"].exp()),
+    "special.zeta scalar self": lambda lib, d: lib.special.zeta(3.0, d["x"].exp()),
+    "igamma": lambda lib, d: lib.igamma(d["y"].detach().abs() + 0.5, d["x"].exp()),
+    "special.gammaincc": lambda lib, d: lib.special.gammaincc(d["y"].detach().abs() + 0.5, d["x"].exp()),
+    "Tensor.igammac": lambda lib, d: (d["y"].detach().abs() + 0.5).igammac(d["x"].exp()),
+    "linalg.multi_dot": lambda lib, d: lib.linalg.multi_dot([d["v"], d["sq"], d["x"].mT, d["y"][:, 0]]),
+    "linalg.vecdot": lambda lib, d: lib.linalg.vecdot(d["x"], d["y"], dim=0),
+    "linalg.cond": lambda lib, d: lib.linalg.cond(d["sq"]),
+    "linalg.cond fro": lambda lib, d: lib.linalg.cond(d["sq"], "fro"),
+    "linalg.cond nuc": lambda lib, d: lib.linalg.cond(d["sq"], "nuc"),
+    "linalg.inv_ex": lambda lib, d: lib.linalg.inv_ex(d["sq"]).inverse,
+    "linalg.solve_ex": lambda lib, d: lib.linalg.solve_ex(d["sq"], d["v"]).result,
+    "linalg.tensorinv": lambda lib, d: lib.linalg.tensorinv(d["sq"].reshape(2, 2, 4), ind=2),
+    "linalg.tensorsolve": lambda lib, d: lib.linalg.tensorsolve(d["sq"].reshape(2, 2, 4), d["v"].reshape(2, 2)),
+    "linalg.diagonal": lambda lib, d: lib.linalg.diagonal(d["x"], offset=1),
+    "linalg.vander": lambda lib, d: lib.linalg.vander(d["v"], N=3),
+    "Tensor.inner": lambda lib, d: d["x"].inner(d["y"]),
     "unique_consecutive": lambda lib, d: lib.unique_consecutive(d["v"], return_counts=True)[0],
     "histogram": lambda lib, d: lib.histogram(d["v"], 3).hist,
     "histogram's edges, weighted": lambda lib, d: lib.histogram(d["v"].detach(), 3, weight=d["v"]).bin_edges,
@@ -331,6 +362,16 @@ CASES: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "rrelu training": lambda lib, d: _F(lib).rrelu(d["x"], 0.1, 0.3, training=True),
     "rrelu_ training": lambda lib, d: _F(lib).rrelu(d["x"] * 1, training=True, inplace=True),
     "rrelu's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).rrelu(u, training=True), d["x"] * 1),
+    # the gamma and Dirichlet samplers (ops/distributions.py): StandardGammaBackward0 and its gradient's
+    # StandardGammaGradBackward0; _sample_dirichlet's node and _dirichlet_grad's are PyTorch's NotImplemented; the
+    # Dirichlet's rsample is one _DirichletBackward (a Function, as PyTorch's)
+    "_standard_gamma": lambda lib, d: lib._standard_gamma(d["x"].exp()),
+    "_standard_gamma's gradient": lambda lib, d: _gradient_of(lib, lib._standard_gamma, d["x"].exp()),
+    "_sample_dirichlet": lambda lib, d: lib._sample_dirichlet(d["x"].exp()),
+    "_dirichlet_grad": lambda lib, d: lib._dirichlet_grad(lib._sample_dirichlet(d["y"].exp()), d["x"].exp(),
+                                                         d["x"].exp().sum(-1, True).expand(3, 4)),
+    "Dirichlet.rsample": lambda lib, d: lib.distributions.Dirichlet(d["x"].exp()).rsample(),
+    "poisson": lambda lib, d: lib.poisson(d["x"].exp()),
     # power-average pooling: PyTorch's decomposition (pow, avg_pool, sign * relu(abs), mul, pow)
     "lp_pool2d": lambda lib, d: _F(lib).lp_pool2d(d["img"], 2, 2),
     "lp_pool2d p3, strided, ceil_mode": lambda lib, d: _F(lib).lp_pool2d(d["img"].abs(), 3.0, (2, 3), 1, True),
@@ -708,6 +749,42 @@ CASES.update({
                                                               divisor_override=2),
 })
 
+# -- the 3-D convolutions and pools (ops/convolution3d.py, ops/pooling3d.py) and 3-D padding; _vol(d) is a
+# (C, D, H, W) = (1, 2, 5, 5) volume
+CASES.update({
+    "conv3d": lambda lib, d: _F(lib).conv3d(_vol(d)[None], d["ker"][:, :, None], d["v"][:2]),
+    "conv3d unbatched": lambda lib, d: _F(lib).conv3d(_vol(d), d["ker"][:1, :, None]),
+    "conv3d padding same, even kernel": lambda lib, d: _F(lib).conv3d(_vol(d)[None], d["ker"][:, :, None, 1:],
+                                                                       padding="same"),
+    "conv3d's double backward": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).conv3d(u, d["ker"][:, :, None], stride=(1, 2, 1)), _vol(d)[None] * 1),
+    "conv_transpose3d": lambda lib, d: _F(lib).conv_transpose3d(_vol(d)[None], d["ker"].transpose(0, 1)[:, :, None],
+                                                                 stride=2, output_padding=1),
+    "conv_transpose3d unbatched": lambda lib, d: _F(lib).conv_transpose3d(_vol(d), d["ker"][:1, :, None]),
+    "max_pool3d": lambda lib, d: _F(lib).max_pool3d(d["img"][None], (1, 2, 2), padding=(0, 1, 1)),
+    "max_pool3d unbatched, return_indices": lambda lib, d: _F(lib).max_pool3d(_vol(d), 2, 1, ceil_mode=True,
+                                                                             return_indices=True)[0],
+    "max_pool3d's gradient": lambda lib, d: _gradient_of(lib, lambda u: _F(lib).max_pool3d(u, 2, 1), _vol(d) * 1),
+    "max_pool3d_with_indices": lambda lib, d: _F(lib).max_pool3d_with_indices(_vol(d)[None], 2)[0],
+    "max_pool2d_with_indices": lambda lib, d: _F(lib).max_pool2d_with_indices(d["img"], 2)[0],
+    "max_pool1d_with_indices": lambda lib, d: _F(lib).max_pool1d_with_indices(d["bat"], 2)[0],
+    "max_unpool3d of max_pool3d": lambda lib, d: _F(lib).max_unpool3d(
+        *_F(lib).max_pool3d(d["img"][None], (1, 2, 2), return_indices=True), (1, 2, 2), output_size=(1, 5, 5)),
+    "adaptive_avg_pool3d": lambda lib, d: _F(lib).adaptive_avg_pool3d(d["img"][None], (2, 3, 2)),
+    "adaptive_avg_pool3d unbatched": lambda lib, d: _F(lib).adaptive_avg_pool3d(d["img"], (1, None, 2)),
+    "adaptive_avg_pool3d to one value": lambda lib, d: _F(lib).adaptive_avg_pool3d(d["img"][None], 1),
+    "adaptive_avg_pool3d's gradient": lambda lib, d: _gradient_of(
+        lib, lambda u: _F(lib).adaptive_avg_pool3d(u, (1, 3, 2)), d["img"] * 1),
+    "pad reflect 3-D": lambda lib, d: _F(lib).pad(_vol(d)[None], (1, 1, 2, 0, 1, 0), mode="reflect"),
+    "pad replicate 3-D": lambda lib, d: _F(lib).pad(d["img"], (1, 1, 2, 0, 0, 1), mode="replicate"),
+    "pad circular 3-D": lambda lib, d: _F(lib).pad(_vol(d)[None], (1, 1, 2, 0, 1, 0), mode="circular"),
+})
+
+
+def _vol(d: dict[str, Any]) -> Any:
+    return d["img"].transpose(0, 1)
+
+
 
 # -- resampling (ops/upsampling.py, ops/convolution.py): interpolate's upsample ops, pixel_shuffle/unshuffle,
 # unfold (im2col) and fold (col2im), one node each as PyTorch's
@@ -974,6 +1051,12 @@ CASES.update({
 
 #: Calls whose graph differs from PyTorch's, and why.
 DIFFERENT: dict[str, str] = {
+    "conv3d's double backward": "PyTorch's gradient of a convolution is one node, ConvolutionBackwardBackward0, for "
+                                "the input's and the weight's gradient together; minigrad's formula makes two ops, "
+                                "conv3d_input_grad and conv3d_weight_grad (as conv2d's), each a node of its own",
+    "adaptive_avg_pool3d's gradient": "PyTorch's adaptive_avg_pool3d_backward takes the input as well (an edge to it, "
+                                      "whose gradient is zeros); minigrad's adaptive_avg_pool3d_backward op takes the "
+                                      "gradient and the input's size only (the same values)",
     "cholesky's gradient": "the formula's nodes are PyTorch's (its two LinalgSolveTriangularBackward0, tril, the "
                            "factor's node) but its products differ in form: minigrad's matmul takes transpose flags "
                            "(one MmBackward0) where PyTorch transposes first (TBackward0, MmBackward0)",

@@ -170,6 +170,18 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "LazyInstanceNorm1d": lambda nn: nn.LazyInstanceNorm1d(),
     "LazyInstanceNorm2d": lambda nn: nn.LazyInstanceNorm2d(track_running_stats=False),
     "LazyInstanceNorm3d": lambda nn: nn.LazyInstanceNorm3d(affine=False),
+    # the 3-D convolutions, pools and paddings
+    "Conv3d": lambda nn: nn.Conv3d(4, 6, (3, 1, 2), stride=2, padding=1, groups=2, bias=False, padding_mode="reflect"),
+    "ConvTranspose3d": lambda nn: nn.ConvTranspose3d(4, 6, (1, 2, 3), stride=2, output_padding=1, dilation=2),
+    "LazyConv3d": lambda nn: nn.LazyConv3d(4, 3, padding="same", dilation=2),
+    "LazyConvTranspose3d": lambda nn: nn.LazyConvTranspose3d(4, 2, stride=2, groups=2),
+    "MaxPool3d": lambda nn: nn.MaxPool3d((2, 3, 2), stride=1, padding=1, dilation=2, return_indices=True, ceil_mode=True),
+    "AdaptiveAvgPool3d": lambda nn: nn.AdaptiveAvgPool3d((2, None, 3)),
+    "ConstantPad3d": lambda nn: nn.ConstantPad3d((1, 2, 3, 4, 5, 6), 1.5),
+    "ZeroPad3d": lambda nn: nn.ZeroPad3d(2),
+    "ReflectionPad3d": lambda nn: nn.ReflectionPad3d((1, 0, 2, 1, 0, 1)),
+    "ReplicationPad3d": lambda nn: nn.ReplicationPad3d(1),
+    "CircularPad3d": lambda nn: nn.CircularPad3d((0, 1, 1, 0, 2, 2)),
 }
 
 #: The same classes with only their required arguments (the defaults print too); a class not listed here is
@@ -247,6 +259,17 @@ REQUIRED: dict[str, Callable[[Any], Any]] = {
     "LazyConvTranspose1d": lambda nn: nn.LazyConvTranspose1d(4, 3),
     "LazyConvTranspose2d": lambda nn: nn.LazyConvTranspose2d(4, 3),
     "ChannelShuffle": lambda nn: nn.ChannelShuffle(2),
+    "Conv3d": lambda nn: nn.Conv3d(1, 6, 5),
+    "ConvTranspose3d": lambda nn: nn.ConvTranspose3d(1, 6, 5),
+    "LazyConv3d": lambda nn: nn.LazyConv3d(4, 3),
+    "LazyConvTranspose3d": lambda nn: nn.LazyConvTranspose3d(4, 3),
+    "MaxPool3d": lambda nn: nn.MaxPool3d(2),
+    "AdaptiveAvgPool3d": lambda nn: nn.AdaptiveAvgPool3d(2),
+    "ConstantPad3d": lambda nn: nn.ConstantPad3d(1, 0.5),
+    "ZeroPad3d": lambda nn: nn.ZeroPad3d(1),
+    "ReflectionPad3d": lambda nn: nn.ReflectionPad3d(1),
+    "ReplicationPad3d": lambda nn: nn.ReplicationPad3d(1),
+    "CircularPad3d": lambda nn: nn.CircularPad3d(1),
 }
 
 #: Classes minigrad.nn exposes that are not built here, each with its reason.

@@ -14,6 +14,7 @@ differences of the analytic first derivative.
 
 from __future__ import annotations
 
+import math
 import zlib
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -97,6 +98,55 @@ def cls_target(n: int, c: int) -> Callable[[np.random.Generator], mg.Tensor]:
 
 def pool_input(*shape: int) -> Callable[[np.random.Generator], mg.Tensor]:
     return distinct(*shape)
+
+
+def _gamma_cdf(a: float, x: float) -> float:
+    """The regularized lower incomplete gamma ``P(a, x)``: its series below ``a + 1``, else one minus Legendre's
+    continued fraction (Lentz's method)."""
+    a, x = float(a), float(x)
+    log_front = -x + a * math.log(x) - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        for n in range(1, 500):
+            term *= x / (a + n)
+            total += term
+        return total * math.exp(log_front)
+    tiny = 1e-300  # Lentz's guard against a zero denominator
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for n in range(1, 500):
+        an = -n * (n - a)
+        b += 2
+        d = an * d + b
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+    return 1 - math.exp(log_front) * h
+
+
+def gamma_at_fixed_cdf(alpha: mg.Tensor, u: mg.Tensor) -> mg.Tensor:
+    """Standard gamma draws whose values are the inverse CDF at ``u`` (found by bisection): finite differences
+    then see ``dx/dalpha`` with the draw held at its CDF value, the reparameterized gradient that
+    ``_standard_gamma``'s backward gives (its draw, seeded, is the one ``u`` was taken from)."""
+    drawn = mg._standard_gamma(alpha, generator=mg.Generator().manual_seed(0))
+    exact = []
+    for a, p in zip(alpha.detach().numpy().reshape(-1), u.numpy().reshape(-1)):
+        lo, hi = 1e-12, 200.0
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if _gamma_cdf(a, mid) < p else (lo, mid)
+        exact.append((lo + hi) / 2)
+    return drawn + (T(np.reshape(exact, alpha.shape), requires_grad=False) - drawn.detach())
+
+
+def gamma_cdf_inputs(rng: np.random.Generator) -> list[mg.Tensor]:
+    """Concentrations and the CDF values of their seeded draws (the inputs of ``gamma_at_fixed_cdf``)."""
+    alpha = T(rng.uniform(0.6, 6.0, size=(2, 3)))
+    drawn = mg._standard_gamma(alpha.detach(), generator=mg.Generator().manual_seed(0)).numpy()
+    u = [_gamma_cdf(a, x) for a, x in zip(alpha.detach().numpy().reshape(-1), drawn.reshape(-1))]
+    return [alpha, T(np.reshape(u, (2, 3)), requires_grad=False)]
 
 
 def sample_grid(n: int, out: tuple[int, ...], spatial: tuple[int, ...], align: bool = False,
@@ -889,6 +939,13 @@ CASES += [
     Case("rrelu_with_noise_backward", "rrelu_with_noise_backward",
          lambda g, x, n: mg.OPS["rrelu_with_noise_backward"](g, x, n, 0.1, 0.3, True),
          inputs(rnd(3, 4), away(3, 4), rnd(3, 4, rg=False))),
+    # the gamma sampler (ops/distributions.py): its reparameterized gradient against the inverse CDF's derivative at
+    # the draw's CDF value (PyTorch's is an approximation: to 1e-3); its own gradient has no derivative, as PyTorch's
+    Case("_standard_gamma", "_standard_gamma", gamma_at_fixed_cdf, gamma_cdf_inputs, atol=1e-4, rtol=2e-3,
+         second_order=False),
+    # poisson: a count does not move with its rate (the seeded draws are the same counts on either side of eps)
+    Case("poisson", "poisson", lambda r: mg.poisson(r, generator=mg.Generator().manual_seed(0)),
+         inputs(rnd(2, 3, low=0.5, high=30.0))),
     Case("multilabel_margin_loss", "multilabel_margin_loss", lambda x: mg.nn.functional.multilabel_margin_loss(
         x, mg.tensor([[3, 0, -1, 1], [1, 1, 2, -1], [-1, 0, 1, 2]])),
          inputs(lambda rng: T(rng.uniform(-1, 1, size=(3, 4)).round(1) + 0.03)), second_order=False),
@@ -928,6 +985,39 @@ CASES += [
          inputs(rnd(2, 1, 5, 7))),
     Case("adaptive_avg_pool2d_backward", "adaptive_avg_pool2d_backward",
          lambda g: mg.OPS["adaptive_avg_pool2d_backward"](g, (5, 7)), inputs(rnd(2, 1, 3, 2))),
+    # the 3-D convolutions and pools (ops/convolution3d.py, ops/pooling3d.py)
+    Case("conv3d", "conv3d", lambda x, w, b: mg.conv3d(x, w, b, stride=(1, 2, 1), padding=1, dilation=(2, 1, 1), groups=2),
+         inputs(rnd(2, 4, 4, 4, 3), rnd(4, 2, 2, 2, 2), rnd(4))),
+    Case("conv3d-same-unbatched", "conv3d", lambda x, w: mg.conv3d(x, w, padding="same"),
+         inputs(rnd(2, 3, 4, 3), rnd(3, 2, 2, 3, 2))),
+    Case("conv3d_input_grad", "conv3d_input_grad",
+         lambda g, w: mg.conv3d_input_grad(g, w, (2, 2, 4, 5, 4), (2, 2, 1), (1, 1, 0)),
+         inputs(rnd(2, 3, 2, 3, 3), rnd(3, 2, 2, 2, 2))),
+    Case("conv3d_weight_grad", "conv3d_weight_grad",
+         lambda x, g: mg.conv3d_weight_grad(x, g, (3, 2, 2, 2, 2), (2, 2, 1), (1, 1, 0)),
+         inputs(rnd(2, 2, 4, 5, 4), rnd(2, 3, 3, 3, 3))),
+    Case("conv_transpose3d", "conv_transpose3d",
+         lambda x, w, b: mg.conv_transpose3d(x, w, b, stride=2, padding=(1, 0, 1), output_padding=(1, 0, 0), groups=2,
+                                             dilation=(1, 2, 1)),
+         inputs(rnd(2, 4, 2, 3, 2), rnd(4, 1, 2, 2, 3), rnd(2))),
+    Case("conv_transpose3d-output-padding-past-stride", "conv_transpose3d",
+         lambda x, w: mg.conv_transpose3d(x[0], w, output_padding=1, dilation=2), inputs(rnd(1, 2, 2, 3, 2), rnd(2, 2, 2, 2, 2))),
+    Case("max_pool3d", "max_pool3d", lambda x: mg.max_pool3d(x, 2), inputs(pool_input(2, 2, 4, 4, 4))),
+    Case("max_pool3d-padding-dilation-ceil_mode", "max_pool3d",
+         lambda x: mg.max_pool3d(x, (3, 2, 2), stride=2, padding=1, dilation=(1, 2, 1), ceil_mode=True),
+         inputs(pool_input(1, 2, 5, 6, 4))),
+    Case("max_pool3d-unbatched", "max_pool3d", lambda x: mg.max_pool3d(x, 2, stride=1), inputs(pool_input(2, 3, 3, 4))),
+    Case("max_pool3d_grad", "max_pool3d_grad", lambda g, x: mg.max_pool3d_grad(g, x, (2, 2, 2), (1, 1, 1), (1, 1, 1)),
+         inputs(rnd(1, 2, 4, 5, 4), distinct(1, 2, 3, 4, 3, rg=False))),
+    Case("max_pool3d_select", "max_pool3d_select",
+         lambda h, x: mg.max_pool3d_select(h, x, (2, 2, 2), (1, 1, 1), (1, 1, 1)),
+         inputs(rnd(1, 2, 3, 4, 3), distinct(1, 2, 3, 4, 3, rg=False))),
+    Case("adaptive_avg_pool3d", "adaptive_avg_pool3d", lambda x: mg.nn.functional.adaptive_avg_pool3d(x, (2, 3, 2)),
+         inputs(rnd(2, 1, 5, 4, 3))),
+    Case("adaptive_avg_pool3d-unbatched", "adaptive_avg_pool3d",
+         lambda x: mg.nn.functional.adaptive_avg_pool3d(x, (3, None, 2)), inputs(rnd(2, 4, 3, 5))),
+    Case("adaptive_avg_pool3d_backward", "adaptive_avg_pool3d_backward",
+         lambda g: mg.OPS["adaptive_avg_pool3d_backward"](g, (5, 4, 3)), inputs(rnd(2, 1, 2, 3, 2))),
     # resampling (ops/upsampling.py, ops/convolution.py)
     Case("pixel_shuffle", "pixel_shuffle", lambda x: mg.nn.functional.pixel_shuffle(x, 2), inputs(rnd(2, 8, 2, 3))),
     Case("pixel_shuffle-unbatched", "pixel_shuffle", lambda x: mg.pixel_shuffle(x, 3), inputs(rnd(9, 1, 2))),
@@ -1073,6 +1163,27 @@ CASES += [
          lambda g, x, t: mg.cross_entropy_backward(g, x, t, reduction="sum"), inputs(rnd(), rnd(4, 3), cls_target(4, 3))),
     Case("cross_entropy_backward-none", "cross_entropy_backward",
          lambda g, x, t: mg.cross_entropy_backward(g, x, t, reduction="none"), inputs(rnd(4), rnd(4, 3), cls_target(4, 3))),
+    # the torch.special functions with nodes of their own (ops/special_functions.py): entropy, the normal
+    # distribution's CDF (log) and inverse, the scaled erfc, xlog1py (both operands, and a number y), scaled Bessel
+    # functions (away from 0, where i1e's formula takes its limit)
+    Case("special.entr", "special_entr", lambda x: mg.special.entr(x), inputs(rnd(3, 4, low=0.2, high=3.0))),
+    Case("special.ndtri", "special_ndtri", lambda x: mg.special.ndtri(x), inputs(rnd(3, 4, low=0.05, high=0.95))),
+    Case("special.log_ndtr", "special_log_ndtr", lambda x: mg.special.log_ndtr(x), inputs(rnd(3, 4, low=-5.0, high=3.0))),
+    Case("special.erfcx", "special_erfcx", lambda x: mg.special.erfcx(x), inputs(rnd(3, 4, low=-2.0, high=4.0))),
+    Case("special.xlog1py", "special_xlog1py", lambda x, y: mg.special.xlog1py(x, y),
+         inputs(rnd(2, 3), rnd(3, low=-0.5, high=2.0))),
+    Case("special.xlog1py-number", "special_xlog1py", lambda x: mg.special.xlog1py(x, 1.5), inputs(rnd(2, 3))),
+    Case("special.i0e", "special_i0e", lambda x: mg.special.i0e(x), inputs(away(3, 4, lo=0.2, hi=4.0))),
+    Case("special.i1e", "special_i1e", lambda x: mg.special.i1e(x), inputs(away(3, 4, lo=0.2, hi=4.0))),
+    # zeta and the incomplete gamma functions (ops/incomplete_gamma.py): derivatives wrt the second argument only, as
+    # PyTorch's (wrt the first their nodes refuse: tests/test_special_more2.py)
+    Case("special.zeta", "special_zeta", lambda x, q: mg.special.zeta(x, q),
+         inputs(rnd(3, 4, low=1.5, high=4.0, rg=False), rnd(3, 4, low=0.3, high=3.0))),
+    Case("special.zeta-number-x", "special_zeta", lambda q: mg.special.zeta(2.5, q), inputs(rnd(2, 3, low=0.3, high=3.0))),
+    Case("igamma", "igamma", lambda a, x: mg.igamma(a, x),
+         inputs(rnd(3, 4, low=0.5, high=4.0, rg=False), rnd(3, 4, low=0.2, high=5.0))),
+    Case("special.gammaincc", "igammac", lambda a, x: mg.special.gammaincc(a, x),
+         inputs(rnd(4, low=0.5, high=4.0, rg=False), rnd(3, 4, low=0.2, high=5.0))),
 ]
 
 
@@ -1097,10 +1208,12 @@ def test_every_op_has_a_gradient_case() -> None:
     # formula only raises, as PyTorch has no derivative for it (the second-order rows above and test_nn_loss.py); so do
     # acosh_'s, asinh_'s and atanh_'s, the in-place forms (tests/test_inplace_forms.py), unique_consecutive's and
     # histogram's (tests/test_ops_batch_a.py), and geqrf's
-    # (tests/test_ops_linalg_more.py).
+    # (tests/test_ops_linalg_more.py); so do the gamma and Dirichlet gradients' and the Dirichlet sampler's
+    # (tests/test_distributions_gamma.py).
     assert with_backward - covered - {"to_device", "multi_margin_loss_backward", "multilabel_margin_loss_backward",
                                       "acosh_", "asinh_", "atanh_", "geqrf", "unique_consecutive",
-                                      "histogram", "pdist_backward"} == set()
+                                      "histogram", "pdist_backward", "_standard_gamma_grad", "_sample_dirichlet",
+                                      "_dirichlet_grad"} == set()
 
 
 def test_every_design_op_is_covered() -> None:

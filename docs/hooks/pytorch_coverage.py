@@ -133,7 +133,17 @@ NOTES: dict[str, str] = {
                                       "stepped back to back compose and print PyTorch's digits); the closed forms "
                                       "for `step(epoch)`, without its deprecation warning.",
     "autograd.Function": "`ctx.save_for_backward`, `saved_tensors`, `needs_input_grad`, `mark_non_differentiable`, "
-                         "`once_differentiable`, `set_materialize_grads`; no `mark_dirty`.",
+                         "`mark_dirty`, `once_differentiable`, `set_materialize_grads`; a view changed through "
+                         "`mark_dirty` gets its node by replaying its view functions (`SliceBackward0`) where "
+                         "PyTorch's is `AsStridedBackward0`.",
+    "Tensor.detach_": "a leaf's `.grad` goes with its autograd state (PyTorch keeps it): minigrad's tensors that do "
+                      "not require grad hold no gradient.",
+    "optim.Optimizer": "the step counts stay on the CPU in every form (PyTorch's fused and capturable forms keep "
+                       "them on the device): the rules read them as numbers, never from the device.",
+    "special.bessel_j0": "PyTorch 2.13's J0/J1/Y0/Y1 are off by 1e-8 to 1e-4 relative for 2 < |x| < 20 (against "
+                         "mpmath); minigrad's are within 3e-16; `airy_ai` likewise below -2.09.",
+    "special.zeta": "on a GPU, `zeta`, `igamma`/`igammac` and `airy_ai` read loop counts or region masks back "
+                    "(syncs, visible as events).",
     "autograd.grad": "Paddle's extra `no_grad_vars=`; runs on a copy of the graph (GeneralGrad); `mg.grad`, Paddle's name, returns a list.",
     # composites, training infrastructure, autograd extras
     "nn.LSTM": "built from ops (one node group per time step), no fused kernel.",

@@ -11,8 +11,13 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``MultivariateNormal`
 ``Uniform``, ``Independent``, ``MixtureSameFamily``, ``kl_divergence``/``register_kl`` with the pairs among them, and
 ``constraints``; ``TransformedDistribution`` with the common transforms (``ExpTransform``, ``AffineTransform``,
 ``TanhTransform``, ``SigmoidTransform`` ...), ``LogNormal``, ``HalfNormal``, ``HalfCauchy``, ``Gumbel``;
-``Cauchy``, ``Geometric``; the relaxed (Gumbel-softmax) ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical``. Distributions that need a gamma draw
-(``Beta``, ``Gamma``, ``Dirichlet``) are not here.
+``Cauchy``, ``Geometric``; the relaxed (Gumbel-softmax) ``RelaxedBernoulli`` and ``RelaxedOneHotCategorical``;
+``Pareto``, ``Weibull``, ``Kumaraswamy``, ``LogisticNormal``, ``GeneralizedPareto``, ``ContinuousBernoulli``,
+``LowRankMultivariateNormal``, ``Multinomial``, ``VonMises``; the structural transforms (``StickBreakingTransform``,
+``CorrCholeskyTransform``, ``CatTransform`` ...) and ``biject_to``/``transform_to``; those drawn from PyTorch's
+gamma sampler (``ops/distributions.py``): ``Gamma``, ``Chi2``, ``InverseGamma``, ``Beta``, ``Dirichlet``,
+``StudentT``, ``FisherSnedecor``; ``Poisson`` (PyTorch's ``poisson`` sampler). ``Binomial`` (PyTorch draws it with
+a C++ sampler of its own) is not here.
 
 Example:
     >>> import minigrad as mg
@@ -21,25 +26,41 @@ Example:
     tensor(0.4431)
 """
 
-from . import constraints, transforms
+from . import constraint_registry, constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .constraint_registry import biject_to, transform_to
+from .continuous_bernoulli import ContinuousBernoulli
 from .cauchy import Cauchy, Geometric
+from .dirichlet import Beta, Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential, Laplace
+from .gamma import Chi2, Gamma, InverseGamma
+from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .kumaraswamy import Kumaraswamy
+from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from .pareto import Pareto
+from .poisson import Poisson
+from .student_t import FisherSnedecor, StudentT
 from .relaxed import ExpRelaxedCategorical, LogitRelaxedBernoulli, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed_distribution import Gumbel, HalfCauchy, HalfNormal, LogNormal, TransformedDistribution
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
-                         PowerTransform, SigmoidTransform, SoftmaxTransform, SoftplusTransform, TanhTransform, Transform,
-                         identity_transform)
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform, CorrCholeskyTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
+                         PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
+                         SoftmaxTransform, SoftplusTransform, StackTransform, StickBreakingTransform, TanhTransform,
+                         Transform, identity_transform)
 from .uniform import Uniform
+from .von_mises import VonMises
+from .weibull import Weibull
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "LogNormal",
@@ -50,4 +71,10 @@ __all__ = [
     "Normal",
     "OneHotCategorical",
     "OneHotCategoricalStraightThrough", "Uniform", "constraints", "kl_divergence", "register_kl",
+    "ContinuousBernoulli", "GeneralizedPareto", "Kumaraswamy", "LogisticNormal", "LowRankMultivariateNormal",
+    "Multinomial", "Pareto", "VonMises", "Weibull",
+    "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+    "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform", "StickBreakingTransform",
+    "biject_to", "constraint_registry", "transform_to",
+    "Beta", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "InverseGamma", "Poisson", "StudentT",
 ]

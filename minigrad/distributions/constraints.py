@@ -16,13 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..creation import full
-from ..dtypes import bool_
+from ..dtypes import bool_, finfo
+from ..ops import cat as cat_tensors, stack as stack_tensors
 from ..ops import isclose
 from ..ops.factorization import linalg_cholesky_ex, linalg_eigvalsh
 from .utils import not_defined
 
 __all__ = [
-    "Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent", "multinomial", "stack", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
     "independent", "integer_interval", "interval", "is_dependent", "less_than", "nonnegative", "nonnegative_integer",
     "lower_cholesky", "lower_triangular", "one_hot", "positive", "positive_definite", "positive_integer",
     "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval",
@@ -283,6 +284,33 @@ class _LowerCholesky(Constraint):
         return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
 
 
+class _Multinomial(Constraint):
+    """Counts: non-negative vectors whose entries sum to at most ``upper_bound`` (PyTorch checks this weaker
+    condition, not the sum's equality)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Any) -> Any:
+        return (value >= 0).all(dim=-1) & (value.sum(dim=-1) <= self.upper_bound)
+
+
+class _CorrCholesky(Constraint):
+    """Cholesky factors of correlation matrices: lower Cholesky factors whose rows have unit length (within
+    ``10 * n * eps``)."""
+
+    event_dim = 2
+
+    def check(self, value: Any) -> Any:
+        tol = finfo(value.dtype).eps * value.size(-1) * 10
+        row_norm = value.detach().pow(2).sum(-1).sqrt()
+        unit_row_norm = (row_norm - 1.0).abs().le(tol).all(dim=-1)
+        return _LowerCholesky().check(value) & unit_row_norm
+
+
 class _Square(Constraint):
     """Square matrices."""
 
@@ -322,6 +350,62 @@ class _PositiveDefinite(_Symmetric):
         return linalg_cholesky_ex(value).info.eq(0)
 
 
+class _Cat(Constraint):
+    """Constraints ``cseq`` on consecutive slices of ``dim`` (of sizes ``lengths``, 1 each by default), the way
+    ``cat`` joins them."""
+
+    def __init__(self, cseq: Any, dim: int = 0, lengths: Any = None) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})")
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value: Any) -> Any:
+        if not -value.dim() <= self.dim < value.dim():
+            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+        checks, start = [], 0
+        for constraint, length in zip(self.cseq, self.lengths):
+            checks.append(constraint.check(value.narrow(self.dim, start, length)))
+            start += length
+        return cat_tensors(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """Constraints ``cseq``, one per index of ``dim``, the way ``stack`` joins them."""
+
+    def __init__(self, cseq: Any, dim: int = 0) -> None:
+        if not all(isinstance(c, Constraint) for c in cseq):
+            raise AssertionError("All elements of cseq must be Constraint instances")
+        self.cseq = list(cseq)
+        self.dim = dim
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        dim = max(c.event_dim for c in self.cseq)
+        return dim + 1 if self.dim + dim < 0 else dim
+
+    def check(self, value: Any) -> Any:
+        if not -value.dim() <= self.dim < value.dim():
+            raise AssertionError(f"dim {self.dim} out of range for value with {value.dim()} dimensions")
+        slices = [value.select(self.dim, i) for i in range(value.size(self.dim))]
+        return stack_tensors([c.check(v) for v, c in zip(slices, self.cseq)], self.dim)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -347,3 +431,7 @@ square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+multinomial = _Multinomial
+corr_cholesky = _CorrCholesky()
+cat = _Cat
+stack = _Stack

@@ -8,7 +8,7 @@ from numbers import Number
 from typing import Any, Callable
 
 from ..autograd import enable_grad
-from ..creation import empty, tensor
+from ..creation import arange, empty, tensor
 from ..dtypes import finfo, get_default_dtype
 from ..ops import broadcast_tensors, clamp, log, log1p, sigmoid
 from ..nn.functional import softmax
@@ -16,7 +16,7 @@ from ..size import Size
 from ..tensor import Tensor
 
 __all__ = ["BinaryParams", "OfACategorical", "broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_or_logits",
-           "probs_to_logits"]
+           "probs_to_logits", "tril_matrix_to_vec", "vec_to_tril_matrix"]
 
 
 def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
@@ -62,6 +62,34 @@ def _standard_normal(shape: Any, dtype: Any, device: Any) -> Tensor:
 def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
     """``value`` summed over its ``dim`` rightmost dims."""
     return value if dim == 0 else value.reshape(tuple(value.shape[:-dim]) + (-1,)).sum(-1)
+
+
+def _tril_mask(n: int, diag: int, device: Any) -> Tensor:
+    """The ``n x n`` bool mask of the entries on or below diagonal ``diag``."""
+    index = arange(n, device=device)
+    return index < index.view(-1, 1) + (diag + 1)
+
+
+def tril_matrix_to_vec(mat: Tensor, diag: int = 0) -> Tensor:
+    """The entries of ``mat`` on or below diagonal ``diag``, row by row, as a vector (per batch entry)."""
+    n = mat.shape[-1]
+    if diag < -n or diag >= n:
+        raise ValueError(f"diag ({diag}) provided is outside [{-n}, {n - 1}].")
+    return mat[..., _tril_mask(n, diag, mat.device)]
+
+
+def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
+    """``tril_matrix_to_vec`` undone: a square matrix, zero above diagonal ``diag``, filled row by row from
+    ``vec`` (its size fixes the matrix's: the positive root of ``D^2 + (1 + 2 diag) D - |diag| (diag + 1) = 2 len``)."""
+    b = 1 + 2 * diag
+    n = (-b + (b ** 2 + 8 * vec.shape[-1] + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > finfo(vec.dtype).eps:
+        raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as "
+                         "the lower triangular part of a square D x D matrix.")
+    n = round(n)
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
+    mat[..., _tril_mask(n, diag, vec.device)] = vec
+    return mat
 
 
 class OfACategorical:

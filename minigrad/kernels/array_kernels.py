@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..devices import device_of_array as _device_of, filled_array, made_array, to_numpy
+from ..errors import LinAlgError
 from ..fma import fused_multiply_add
 
 __all__ = ["fused_multiply_add", "singular_error", "vector_rhs", "nonzero_count", "nonzero_positions", "sorted_runs", "distinct_values", "histogram_range", "vector_norm_arrays", "pad_geometry", "scatter_arrays", "reduce_identity", "scatter_reduce_arrays", "product_at", "spread_index", "mode_positions_arrays", "searchsorted_arrays", "inclusive_scan",
@@ -450,10 +451,37 @@ def nan_where_a_holds_nan(xp: Any, a: Any, out: Any) -> Any:
     return xp.where(holds[..., None, None], out.dtype.type(np.nan), out)
 
 
-def singular_error(op: str) -> RuntimeError:
-    """``inv``'s and ``solve``'s refusal of a singular matrix (PyTorch's ``LinAlgError`` is a ``RuntimeError``)."""
-    return RuntimeError(f"{op}: The diagonal element of the LU factorization is zero: the input is singular "
-                        f"(not invertible)")
+def first_zero_pivots(a: Any) -> np.ndarray:
+    """``_first_zero_pivot`` of each matrix of the (batch of) matrices ``a``: LAPACK's ``info``, of the batch's
+    shape."""
+    flat = np.asarray(to_numpy(a)).reshape((-1,) + tuple(a.shape[-2:]))
+    return np.array([_first_zero_pivot(m) for m in flat], dtype=np.int32).reshape(tuple(a.shape[:-2]))
+
+
+def _first_zero_pivot(m: np.ndarray) -> int:
+    """The 1-based position of the first zero on the diagonal of ``m``'s LU factorization with partial pivoting
+    (LAPACK's ``getrf`` ``info``), 0 if none."""
+    u = np.array(m, dtype=np.float64)
+    n = u.shape[-1]
+    for k in range(n):
+        p = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[p, k] == 0:
+            return k + 1
+        u[[k, p]] = u[[p, k]]
+        u[k + 1:, k:] -= np.outer(u[k + 1:, k] / u[k, k], u[k, k:])
+    return 0
+
+
+def singular_error(op: str, a: Any) -> LinAlgError:
+    """``inv``'s and ``solve``'s refusal of the singular (batch of) matrices ``a``, in PyTorch's words: the first
+    singular matrix of the batch, and for ``inv`` the position of the zero its LU factorization met."""
+    pivots = first_zero_pivots(a).reshape(-1).tolist()
+    first = next((k for k, p in enumerate(pivots) if p), 0)
+    where = f"(Batch element {first}): " if len(a.shape) > 2 else ""
+    if "solve" in op:
+        return LinAlgError(f"torch.{op}: {where}The solver failed because the input matrix is singular.")
+    return LinAlgError(f"{op}: {where}The diagonal element {pivots[first] or a.shape[-1]} is zero, the inversion could "
+                       f"not be completed because the input matrix is singular.")
 
 
 def vector_rhs(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> bool:

@@ -317,8 +317,9 @@ def format_layout(rule: str, out: Any, inputs: Any) -> Any:
                 fmt = "contiguous_format"
                 break
             fmt = f
-    elif rule == "conv_memory_format":  # channels last where the input or the weight is (2-D convolutions)
-        fmt = "channels_last" if "channels_last" in (format_of(inputs[0]), format_of(inputs[1])) else "contiguous_format"
+    elif rule == "conv_memory_format":  # channels last (_3d for 5-D) where the input or the weight is
+        formats = (format_of(inputs[0]), format_of(inputs[1]))
+        fmt = next((f for f in formats if f != "contiguous_format"), "contiguous_format")
     else:
         fmt = format_of(inputs[0])
     if fmt == "contiguous_format":  # row-major, as these ops allocate it

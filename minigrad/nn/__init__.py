@@ -175,11 +175,12 @@ from .lazy import (  # noqa: E402
     LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConvTranspose1d, LazyConvTranspose2d,
     LazyInstanceNorm1d, LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear,
 )
+from .lazy import LazyConv3d, LazyConvTranspose3d  # noqa: E402
 from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: E402
 
 __all__ += ["LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyBatchNorm1d",
             "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
-            "UninitializedParameter", "UninitializedBuffer"]
+            "UninitializedParameter", "UninitializedBuffer", "LazyConv3d", "LazyConvTranspose3d"]
 
 
 def __dir__() -> list[str]:

@@ -24,7 +24,7 @@ from . import functional as F
 from . import init
 from .module import Module, _new_parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(v: Any, n: int, name: str) -> tuple[int, ...]:
@@ -133,6 +133,18 @@ class Conv2d(_ConvForwardNd):
         return F.conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
+class Conv3d(_ConvForwardNd):
+    """3-D convolution over ``(N, C_in, D, H, W)`` (or unbatched ``(C_in, D, H, W)``): weight
+    ``(C_out, C_in / groups, kD, kH, kW)``, with PyTorch's ``dilation``, ``groups``, string ``padding`` and
+    ``padding_mode``."""
+
+    n = 3
+
+    def forward(self, input: Tensor) -> Tensor:
+        x, padding = self._padded(input)
+        return F.conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
+
 class _ConvTransposeNd(_ConvNd):
     transposed = True
 
@@ -177,4 +189,15 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self._output_padding(input, output_size), self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution over ``(N, C_in, D, H, W)``: weight ``(C_in, C_out / groups, kD, kH, kW)`` (a learnt
+    upsampling of volumes)."""
+
+    n = 3
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding,
                                   self._output_padding(input, output_size), self.groups, self.dilation)

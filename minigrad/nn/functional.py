@@ -246,6 +246,14 @@ from ..ops.convolution import conv1d, conv_transpose1d, conv_transpose2d, fold, 
 
 __all__ += ["conv1d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
 
+# the 3-D convolutions and pools (ops/convolution3d.py, ops/pooling3d.py) and max pooling's *_with_indices forms
+from ..ops.convolution3d import conv3d, conv_transpose3d  # noqa: E402
+from ..ops.pooling3d import (adaptive_avg_pool3d, max_pool1d_with_indices, max_pool2d_with_indices,  # noqa: E402
+                             max_pool3d, max_pool3d_with_indices)
+
+__all__ += ["conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "max_pool1d_with_indices",
+            "max_pool2d_with_indices", "adaptive_avg_pool3d"]
+
 from ..ops.distance import cosine_similarity, normalize, pairwise_distance  # noqa: E402
 from ..ops.normalization import group_norm, instance_norm, rms_norm  # noqa: E402
 

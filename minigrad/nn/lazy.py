@@ -31,7 +31,7 @@ from typing import Any
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import init
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d, _ConvNd
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, _ConvNd
 from .layers import BatchNorm1d, BatchNorm2d, BatchNorm3d, Linear
 from .module import Module
 from .normalization import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
@@ -39,7 +39,7 @@ from .parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
 __all__ = ["LazyModuleMixin", "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConvTranspose1d",
            "LazyConvTranspose2d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
-           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyConv3d", "LazyConvTranspose3d"]
 
 
 class LazyModuleMixin:
@@ -169,6 +169,8 @@ LazyConv1d = _conv(Conv1d, False)
 LazyConv2d = _conv(Conv2d, False)
 LazyConvTranspose1d = _conv(ConvTranspose1d, True)
 LazyConvTranspose2d = _conv(ConvTranspose2d, True)
+LazyConv3d = _conv(Conv3d, False)
+LazyConvTranspose3d = _conv(ConvTranspose3d, True)
 
 
 class _LazyNormBase(LazyModuleMixin):

@@ -18,6 +18,7 @@ from .module import Module
 __all__ = [
     "ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
     "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
+    "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
 ]
 
 
@@ -102,3 +103,33 @@ class CircularPad2d(CircularPad1d):
     """Pad the last two dims by wrapping around."""
 
     sides = 4
+
+
+class ConstantPad3d(ConstantPad1d):
+    """Pad the last three dims with ``value`` (``padding``: left, right, top, bottom, front, back)."""
+
+    sides = 6
+
+
+class ZeroPad3d(ZeroPad1d):
+    """Pad the last three dims with zeros."""
+
+    sides = 6
+
+
+class ReflectionPad3d(ReflectionPad1d):
+    """Pad the last three dims with their reflection (``ReflectionPad3DBackward0``)."""
+
+    sides = 6
+
+
+class ReplicationPad3d(ReplicationPad1d):
+    """Pad the last three dims by repeating their edges (``ReplicationPad3DBackward0``)."""
+
+    sides = 6
+
+
+class CircularPad3d(CircularPad1d):
+    """Pad the last three dims by wrapping around."""
+
+    sides = 6

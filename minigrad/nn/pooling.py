@@ -144,6 +144,25 @@ class AdaptiveMaxPool3d(AdaptiveMaxPool1d):
 __all__ += ["MaxPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"]
 
 
+class MaxPool3d(MaxPool1d):
+    """The maximum over ``kernel_size`` windows of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` (``F.max_pool3d``; its
+    indices, with ``return_indices``, are what ``MaxUnpool3d`` takes)."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool1d):
+    """Average pooling of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` to ``output_size`` (``F.adaptive_avg_pool3d``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+__all__ += ["MaxPool3d", "AdaptiveAvgPool3d"]
+
+
 class _MaxUnpoolNd(Module):
     """Max unpooling: the input written at ``indices`` (a max pool's) in zero planes."""
 

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import FLOAT_DTYPES
+from ..errors import LinAlgError
 from ..kernels.array_kernels import column_major
 from ..kernels.backends import to_numpy
 from ..kernels.infer_meta import scalar_type_name
@@ -259,7 +260,7 @@ def _not_positive_definite(op: str, info: Tensor) -> None:
     if not bad.size:
         return
     where = f"(Batch element {int(bad[0])}): " if info.ndim else ""
-    raise RuntimeError(f"{op}: {where}The factorization could not be completed because the input is not "
+    raise LinAlgError(f"{op}: {where}The factorization could not be completed because the input is not "
                        f"positive-definite (the leading minor of order {int(codes[bad[0]])} is not "
                        f"positive-definite).")
 

@@ -16,8 +16,8 @@ and, from a triangular factor (the section at the end):
 - ``X = cholesky_solve(b, L)``, ``L L^T X = b``: ``gb = cholesky_solve(gX, L)``, ``gL = S L`` with
   ``S = -(gb X^T + X gb^T)``.
 
-A singular matrix makes ``inv`` and ``solve`` raise ``RuntimeError``
-(PyTorch's ``torch.linalg.LinAlgError`` is a ``RuntimeError`` too).
+A singular matrix makes ``inv`` and ``solve`` raise ``mg.linalg.LinAlgError`` (a ``RuntimeError``, as
+PyTorch's ``torch.linalg.LinAlgError``), in PyTorch's words.
 
 Example:
     >>> import minigrad as mg
@@ -81,7 +81,7 @@ def inv_cpu(a: np.ndarray) -> np.ndarray:
     try:
         return column_major(np, nan_where_a_holds_nan(np, a, np.asarray(np.linalg.inv(a), dtype=a.dtype)))
     except np.linalg.LinAlgError:
-        raise singular_error("linalg.inv") from None
+        raise singular_error("linalg.inv", a) from None
 
 
 inv_op = defop("inv", inputs=("A",), infer_meta=infer_inv, save=("out",), amp="deny",
@@ -130,7 +130,7 @@ def solve_cpu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     try:
         x = nan_where_a_holds_nan(np, a, np.asarray(np.linalg.solve(a, rhs), dtype=a.dtype))
     except np.linalg.LinAlgError:
-        raise singular_error("linalg.solve") from None
+        raise singular_error("linalg.solve", a) from None
     return np.asarray(x[..., 0], dtype=a.dtype) if vector else column_major(np, np.asarray(x, dtype=a.dtype))
 
 

@@ -200,7 +200,8 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
         n, lo, hi = shape[d], pad[2 * j], pad[2 * j + 1]
         if mode == "reflect" and (lo >= n or hi >= n):
             raise RuntimeError(
-                f"pad(): Argument #4: Padding size should be less than the corresponding input dimension, but got: "
+                f"pad(): Argument #{4 + 2 * j}: Padding size should be less than the corresponding input dimension, "
+                f"but got: "
                 f"padding ({lo}, {hi}) at dimension {d} of input {list(shape)}"
             )
     if mode == "reflect":

@@ -33,10 +33,17 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "clamp_max_tensor": "ClampMaxBackward1",
     "conv2d": "ConvolutionBackward0",  # PyTorch's one convolution op, transposed or not
     "conv_transpose2d": "ConvolutionBackward0",
+    # the 3-D convolutions and max pool (ops/convolution3d.py, ops/pooling3d.py)
+    "conv3d": "ConvolutionBackward0",
+    "conv_transpose3d": "ConvolutionBackward0",
+    "max_pool3d": "MaxPool3DWithIndicesBackward0",
+    "max_pool3d_grad": "MaxPool3DWithIndicesBackwardBackward0",  # max_pool3d_with_indices_backward's node
     "copy_slices": "CopySlices",
     "multi_margin_loss_backward": "NotImplemented",  # PyTorch has no derivative for it: its node raises
     "multilabel_margin_loss_backward": "NotImplemented",  # (the same)
     "histogram": "NotImplemented",  # (the same: torch.histogram has no derivative)
+    "_sample_dirichlet": "NotImplemented",  # (the same: torch._sample_dirichlet, ops/distributions.py)
+    "_dirichlet_grad": "NotImplemented",  # (the same)
     "diagonal_copy": "DiagonalBackward0_copy",  # torch.diag of a matrix: diagonal_copy's node, so named
     "copy_": "CopyBackwards",  # x.copy_(src); zero_ is ZeroBackward0 by the rule
     "fill_": "FillBackward2",  # fill_.Scalar; torch.fill (the op fill) is fill.Scalar, FillBackward0
@@ -278,6 +285,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
     "remainder": _with_tensor_operand("Remainder"),
     "copysign": lambda inputs, attrs: "CopysignBackward1" if _constant(inputs[1]) else "CopysignBackward0",
     "xlogy": _xlogy,
+    "special_xlog1py": lambda inputs, attrs: _xlogy(inputs, attrs).replace("Xlogy", "SpecialXlog1Py"),  # the same three
+    "special_zeta": lambda inputs, attrs: _xlogy(inputs, attrs).replace("Xlogy", "SpecialZeta"),  # (ops/incomplete_gamma.py)
     # at::norm(x, p) of all elements is norm.Scalar, over dims norm.ScalarOpt_dim (pairwise_distance's)
     "norm": lambda inputs, attrs: "NormBackward0" if attrs.get("dim") is None else "NormBackward1",
     # max()/min() of all elements; over given dims the op is amax/amin's, whose gradient is shared among ties
@@ -296,6 +305,8 @@ NODE_VARIANTS: dict[str, Callable[[Any, dict[str, Any]], str]] = {
 SCALAR_SLOTS: dict[str, int] = {
     "PowBackward0": 1, "PowBackward2": 0, "RsubBackward1": 0, "FmodBackward0": 1, "RemainderBackward0": 1,
     "CopysignBackward1": 1, "XlogyBackward1": 0, "XlogyBackward2": 1,
+    "SpecialXlog1PyBackward1": 0, "SpecialXlog1PyBackward2": 1,
+    "SpecialZetaBackward1": 0, "SpecialZetaBackward2": 1,  # (ops/incomplete_gamma.py)
     **{f"{op}Backward0": 1 for op in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge")},
 }
 

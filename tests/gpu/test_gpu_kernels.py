@@ -2387,7 +2387,8 @@ def test_a_singular_matrix_is_refused_on_the_gpu_after_one_read(op):
     rhs = mg.ones(2, dtype=mg.float64).to("gpu")
     call = (lambda a: mg.linalg.inv(a)) if op == "inv" else (lambda a: mg.linalg.solve(a, rhs))
     with mg.trace(values=False) as tr:
-        with pytest.raises(RuntimeError, match=rf"^linalg.{op}: The diagonal element of the LU factorization is zero"):
+        with pytest.raises(mg.linalg.LinAlgError, match=r"^(linalg.inv: The diagonal element 2 is zero|torch.linalg.solve: "
+                                                        r"The solver failed because the input matrix is singular)"):
             call(singular)
     assert [e.kind for e in tr.events if e.kind.startswith("device.")][:2] == ["device.copy", "device.sync"]
     assert np.isnan(call(singular * float("nan")).cpu().numpy()).all()

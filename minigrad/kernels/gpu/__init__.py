@@ -53,7 +53,9 @@ def load() -> None:
         return
     # The kernel modules import CuPy at their top, so they are imported here, on the GPU's
     # first use (the import test allows this one lazy entry point, as it allows CuPy's).
+    from . import special  # noqa: F401  (the torch.special kernels: registration side effects)
     from . import conv, elementwise, library, linalg, nn, numbers, optim, pooling, reduce, shape  # noqa: F401  (registration side effects)
+    from . import volume  # noqa: F401  (the 3-D convolutions and pools: registration side effects)
 
     _loaded = True
 

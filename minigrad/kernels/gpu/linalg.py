@@ -197,7 +197,7 @@ def _refuse_singular(op: str, a: Any, out: Any) -> None:
     finite_out = cupy.isfinite(out).reshape(out.shape[: len(batch)] + (-1,)).all(axis=-1) if batch else \
         cupy.isfinite(out).all()
     if bool(to_numpy((finite_in & ~finite_out).any())):
-        raise singular_error(op)
+        raise singular_error(op, a)
 
 
 @register_kernel("inv", Backend.GPU, dtypes=_LINALG_DTYPES, name="gpu/cusolver_inv")

@@ -12,7 +12,7 @@ from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_g
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 from .init import skip_init
 from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
-from .memory_format import convert_conv2d_weight_memory_format
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 from . import parametrize, parametrizations, prune, rnn
@@ -21,7 +21,7 @@ __all__ = [
     "clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "clip_grad_value_", "get_total_norm",
     "parameters_to_vector", "vector_to_parameters",
     "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
-    "convert_conv2d_weight_memory_format", "spectral_norm", "remove_spectral_norm", "weight_norm",
+    "convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format", "spectral_norm", "remove_spectral_norm", "weight_norm",
     "remove_weight_norm", "skip_init",
 ]
 
