@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .optimizer import (Optimizer, check_flag, check_forms, check_hyper, count_step, read_scalar, scalar_state,
                         write_scalar, zero_state)
@@ -44,11 +43,7 @@ class ASGD(Optimizer):
                                   "capturable": check_flag("ASGD", "capturable", capturable)})
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        loss = self._closure_loss(closure)
-        with no_grad():
-            for group, p in list(self._params_with_grad()):
-                self._update_one(p, group)
-        return loss
+        return self._step_each(closure, self._update_one)
 
     def _update_one(self, p: Tensor, group: dict[str, Any]) -> None:
         st = self.state[p]

@@ -304,6 +304,15 @@ class Optimizer(abc.ABC):
         for hook in self._optimizer_load_state_dict_post_hooks.values():
             hook(self)
 
+    def _step_each(self, closure: Callable[[], Any] | None, update: Callable[[Tensor, dict[str, Any]], None]) -> Any:
+        """``step`` of a rule written on ops one parameter at a time (Rprop, ASGD): the closure's loss first, then
+        ``update(p, group)`` under ``no_grad`` for each parameter that has a gradient; returns the loss."""
+        loss = self._closure_loss(closure)
+        with no_grad():
+            for group, p in list(self._params_with_grad()):
+                update(p, group)
+        return loss
+
     @staticmethod
     def _closure_loss(closure: Callable[[], Any] | None) -> Any:
         """PyTorch's step(closure): the closure (forward, backward) runs first, with gradients on; its loss is
