@@ -108,36 +108,29 @@ def test_mark_dirty_as_pytorch() -> None:
     assert _printed(mg) == _printed(torch)
 
 
-class _Double(mg.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        x.mul_(2)
-        ctx.mark_dirty(x)
-        return x
+def _double(lib: object) -> type:
+    """A Function of ``lib`` that doubles its input in place and marks it dirty."""
 
-    @staticmethod
-    def backward(ctx, g):
-        return g * 2
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    return Double
 
 
 def test_through_a_view_the_base_s_history_is_rewritten_and_the_gradient_is_pytorch_s() -> None:
     grads = []
-    for lib, fn in ((torch, None), (mg, _Double)):
-        if fn is None:
-            class TDouble(torch.autograd.Function):
-                @staticmethod
-                def forward(ctx, x):
-                    x.mul_(2)
-                    ctx.mark_dirty(x)
-                    return x
-
-                @staticmethod
-                def backward(ctx, g):
-                    return g * 2
-            fn = TDouble
+    for lib in (torch, mg):
         w = lib.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
         h = w * 1.0
-        fn.apply(h[:, 1])
+        _double(lib).apply(h[:, 1])
         (h * h).sum().backward()
         grads.append((w.grad.numpy(), h.detach().numpy(), type(h.grad_fn).__name__))
     np.testing.assert_array_equal(grads[0][0], grads[1][0])
@@ -149,5 +142,5 @@ def test_a_refused_mark_dirty_leaves_no_node_event() -> None:
     a = mg.ones(3, requires_grad=True)
     with mg.trace() as tr:
         with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used in an in-place"):
-            _Double.apply(a)
+            _double(mg).apply(a)
     assert not any(e.kind == "node.create" for e in tr.events)
