@@ -83,7 +83,8 @@ from .autograd.gradcheck import GradcheckError as _GradcheckError, gradcheck as 
 autograd.gradcheck = _gradcheck  # as in PyTorch, the function shadows its module's name
 autograd.gradgradcheck = _gradgradcheck
 autograd.GradcheckError = _GradcheckError
-from . import func  # noqa: E402  (mg.func.grad, grad_and_value)
+from . import func  # noqa: E402  (mg.func: grad, vmap, jacrev ... as torch.func)
+from .func import vmap  # torch.vmap
 from .kernels.backends import is_gpu_available, register_backend, unregister_backend
 from .kernels.cascade_sum import get_num_threads, set_num_threads
 from .ops import _return_types as return_types  # torch.return_types: the named tuples max(dim), sort ... return

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import os
 import struct
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -76,6 +76,18 @@ def _seed_arg(fn: str, seed: Any) -> int:
     if not -(2 ** 63) <= seed < 2 ** 64:
         raise RuntimeError(f"Overflow when unpacking long: {fn}() seed must be within [-2**63, 2**64)")
     return seed % 2 ** 64  # negative seeds wrap, as PyTorch's uint64 cast does
+
+
+#: Called before every draw of every generator, innermost last: ``mg.func.vmap`` puts one here while
+#: it runs a function, and with ``randomness="error"`` it refuses the draw (PyTorch's vmap refuses a
+#: random op there: each sample would otherwise get its own numbers, or all the same, silently).
+DRAW_GUARDS: list[Callable[[], None]] = []
+
+
+def check_draw() -> None:
+    """Run the draw guards (a guard raises to refuse the draw)."""
+    for guard in DRAW_GUARDS:
+        guard()
 
 
 class Generator:
@@ -171,6 +183,8 @@ class Generator:
     def random32(self, n: int) -> np.ndarray:
         """``n`` 32-bit words (as uint64), PyTorch's ``generator->random()``; no words (an empty tensor's fill)
         leave the state as it was."""
+        if DRAW_GUARDS:
+            check_draw()
         if n:
             self._fresh = False
         return self._bits.random_raw(n).astype(np.uint64)
@@ -213,6 +227,8 @@ class Generator:
 
     def normal_double(self) -> float:
         """One standard normal (``normal_distribution<double>``), using the cached twin first."""
+        if DRAW_GUARDS:
+            check_draw()
         if self._next_double_normal is not None:
             v, self._next_double_normal = self._next_double_normal, None
             return v
@@ -418,6 +434,8 @@ class DeviceGenerator:
 
     def take(self) -> tuple[int, int]:
         """``(seed, offset)`` for one call's kernel; the next call gets the next offset."""
+        if DRAW_GUARDS:
+            check_draw()
         offset = self._offset
         self._offset = (offset + 1) & (2 ** 64 - 1)
         return self._seed, offset

@@ -230,7 +230,7 @@ def test_rule2_implicit_seed_only_for_one_element_outputs():
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         y.backward()
     assert x.grad is None
-    with pytest.raises(RuntimeError, match=r"\(3,\).*\(2,\)"):
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of minigrad.Size\(\[3\]\) and output\[0\] has a shape of minigrad.Size\(\[2\]\)\."):
         y.backward(mg.ones(3))
     y.backward(mg.tensor([1.0, 10.0]))
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 20.0])

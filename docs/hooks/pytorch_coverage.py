@@ -51,6 +51,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("autograd", "autograd"),
     ("autograd.functional", "autograd.functional"),
     ("autograd.graph", "autograd.graph"),
+    ("func", "func"),
     ("linalg", "linalg"),
     ("special", "special"),
     ("amp", "amp"),
@@ -154,6 +155,14 @@ NOTES: dict[str, str] = {
                              "and ignored); a shuffled order comes from `mg.randperm` with the given `generator`.",
     "autograd.functional.jacobian": "`strategy='forward-mode'` computes each column with the double-backward "
                                     "trick (minigrad has no forward-mode AD); `vectorize` changes no result.",
+    "func.vmap": "runs the function once per sample and stacks the outputs (PyTorch's fallback for an op "
+                 "without a batching rule): the same values and gradients, one pass per sample in the trace; "
+                 "`.item()` and data-dependent control flow run per sample where PyTorch refuses them; "
+                 "`randomness='different'` draws each sample in turn (PyTorch draws the batch at once); "
+                 "`chunk_size` changes nothing.",
+    "func.jacfwd": "computed by reverse mode (minigrad has no forward-mode AD): the same Jacobian.",
+    "func.jvp": "the double-backward trick (minigrad has no forward-mode AD): the same values.",
+    "func.linearize": "each call of `jvp_fn` runs `jvp` again (PyTorch traces the function once).",
     "autograd.gradcheck": "reverse mode only: forward-AD and batched checks raise; `fast_mode` runs the full check.",
     "torch.autocast": "PyTorch's spelling (`device_type`, `dtype`) runs minigrad's level O1 (Paddle's allow/deny "
                       "lists) and also takes minigrad's `autocast(\"O1\")`; float16 on every device (no bfloat16); "

@@ -172,8 +172,8 @@ def _seed_gradient(i: int, t: "Tensor", g: "Tensor | None") -> "Tensor":
         raise TypeError(f"gradient {i} must be a Tensor or None, but got {type(g).__name__}")
     if g.shape != t.shape:
         raise RuntimeError(
-            f"mismatch in shape: grad_output[{i}] has shape {tuple(g.shape)} and output[{i}] has shape {tuple(t.shape)}"
-        )
+            f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a shape of {t.shape}."
+        )  # PyTorch's words
     if g._device != t._device:
         raise RuntimeError(f"gradient {i} is on device '{g._device}' but output {i} is on '{t._device}'")
     if GRAD_MODE.enabled and g._meta is not None:

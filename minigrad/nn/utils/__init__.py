@@ -15,7 +15,7 @@ from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval
 from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
-from . import parametrize, parametrizations, prune, rnn
+from . import parametrize, parametrizations, prune, rnn, stateless
 
 __all__ = [
     "clip_grad_norm_", "clip_grad_norm", "clip_grads_with_norm_", "clip_grad_value_", "get_total_norm",
