@@ -99,6 +99,7 @@ from .autograd import inference_mode, is_inference_mode_enabled
 from . import linalg  # torch.linalg's names
 from . import special  # noqa: E402  (torch.special's names)
 from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
+from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)
 from .determinism import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,  # noqa: E402
@@ -156,6 +157,12 @@ from ._inplace_methods import NAMESPACE_FORMS as _NAMESPACE_FORMS, namespace_for
 
 globals().update({_name: _namespace_form(_name) for _name in _NAMESPACE_FORMS})
 __all__ += list(_NAMESPACE_FORMS)
+# A real tensor's complex surface as functions (mg.conj, mg.real, mg.isreal ...), and torch.typename.
+from ._tensor_methods import REAL_FORMS as _REAL_FORMS, typename  # noqa: E402
+from .storage import is_storage  # noqa: E402
+
+globals().update(_REAL_FORMS)
+__all__ += [*_REAL_FORMS, "typename", "is_storage"]
 
 # PyTorch's mixed-precision names: mg.amp.GradScaler, and autocast in PyTorch's spelling as well as
 # minigrad's (mg.autocast("cuda", dtype=mg.float16) or mg.autocast("O1")); mg.cuda.amp, the older one.

@@ -64,7 +64,9 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     if mask is not None:  # x[mask] = number: no position (so no count) needed, the mask itself is the index
         number = Tensor._scalar(value, self._dtype, self._device)
         # (region: a 0-d value fits any; the region's size would need the mask's count)
-        run_inplace(self, "setitem", lambda: put_values(self, (mask._data,), number, region=()))
+        # (a CPU mask copied: the node keeps it for the backward, and the mask may be rewritten after)
+        kept = mask._data.copy() if mask._device == "cpu" else mask._data
+        run_inplace(self, "setitem", lambda: put_values(self, (kept,), number, region=()))
         return
     # a GPU integer index stays on the device (its range checked there): reading it would make the host wait
     idx = _normalize_index("setitem", index, keep_device=self._device != "cpu", shape=self.shape)
@@ -1055,3 +1057,61 @@ Tensor.cov = lambda self, *, correction=1, fweights=None, aweights=None: ops.cov
 Tensor.corrcoef = lambda self: ops.corrcoef(self)  # type: ignore[attr-defined]
 for _name in ("bitwise_not_", "bitwise_left_shift_", "bitwise_right_shift_"):
     setattr(Tensor, _name, _inplace_composite(_name, getattr(Tensor, _name[:-1])))
+
+
+# -- a real tensor's complex surface -------------------------------------------------------------
+# minigrad has no complex dtypes, so every tensor is real: PyTorch's conjugate and negative views
+# are the tensor itself, its real part is itself, and asking for the imaginary part is refused in
+# PyTorch's words. Course code calls these when it is written for both (``x.conj().T``, ``x.real``).
+
+def _imag(self: Tensor) -> Tensor:
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _itself(self: Tensor) -> Tensor:
+    return self
+
+
+def _isreal(self: Tensor) -> Tensor:
+    """Whether each element is real: all of them, for a tensor of a real dtype."""
+    return _creation.ones(tuple(self.shape), dtype=dtypes.bool_, device=self._device)
+
+
+for _name in ("conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_"):
+    setattr(Tensor, _name, _itself)
+Tensor.real = property(_itself)  # type: ignore[attr-defined]
+Tensor.imag = property(_imag)  # type: ignore[attr-defined]
+Tensor.is_conj = lambda self: False  # type: ignore[attr-defined]
+Tensor.is_neg = lambda self: False  # type: ignore[attr-defined]
+Tensor.isreal = _isreal  # type: ignore[attr-defined]
+# Layouts and backends minigrad does not have: a tensor is never one of them.
+for _name in ("is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested", "is_xpu", "is_mps",
+              "is_ipu", "is_xla", "is_vulkan", "is_maia", "is_mtia"):
+    setattr(Tensor, _name, property(lambda self: False))
+
+
+def _namespace_real_form(name: str) -> Callable[..., Any]:
+    def function(input: Tensor) -> Any:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+        attr = getattr(input, name)
+        return attr if name in ("real", "imag") else attr()
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``input.{name}`` (``torch.{name}``; minigrad's tensors are all real)."
+    return function
+
+
+#: ``mg.conj(x)``, ``mg.real(x)``, ``mg.isreal(x)`` ...: the methods above as PyTorch's functions.
+REAL_FORMS = {name: _namespace_real_form(name) for name in (
+    "conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "is_conj", "is_neg", "isreal", "real",
+    "imag")}
+
+
+def typename(obj: Any) -> str:
+    """``torch.typename``: a tensor's ``type()`` string, else the object's class as ``module.Name``."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = cls.__module__
+    return cls.__qualname__ if module in ("builtins", "__builtin__", None) else f"{module}.{cls.__qualname__}"

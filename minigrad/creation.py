@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -84,7 +85,15 @@ def tensor(
         >>> mg.tensor([1, 2]).dtype, mg.tensor([1.5]).dtype
         (minigrad.int64, minigrad.float32)
     """
+    if isinstance(data, Tensor):
+        _warn_copy_construct("minigrad.tensor(sourceTensor)")
     return from_data(data, dtype, device, requires_grad, name, layout)
+
+
+def _warn_copy_construct(call: str) -> None:
+    """PyTorch's warning for ``tensor(t)``: it copies and detaches, which ``t.detach().clone()`` says plainly."""
+    warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                  f"sourceTensor.detach().clone().requires_grad_(True), rather than {call}.", UserWarning, stacklevel=3)
 
 
 class _ChannelsLast(memory_format):
@@ -713,7 +722,9 @@ def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, dev
 def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new leaf holding a copy of ``data``, with ``self``'s dtype and device (unless given)."""
     dt, dev = _new_args(self, "new_tensor", dtype, device)
-    return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
+    if isinstance(data, Tensor):
+        _warn_copy_construct("tensor.new_tensor(sourceTensor)")
+    return from_data(data, dt, dev, requires_grad, None, "NCHW")
 
 
 def _options(t: Tensor) -> str:

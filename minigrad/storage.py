@@ -28,7 +28,7 @@ from .devices import as_device, to_numpy
 from .dtypes import DType
 from .tensor import Tensor, storage_array
 
-__all__ = ["UntypedStorage", "TypedStorage"]
+__all__ = ["UntypedStorage", "TypedStorage", "is_storage"]
 
 
 def _address(a: Any) -> int:
@@ -147,6 +147,11 @@ class TypedStorage:
         _warn_typed_storage_removal()
         info = f"[minigrad.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
         return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
+
+
+def is_storage(obj: Any) -> bool:
+    """``torch.is_storage``: whether ``obj`` is a storage (untyped or typed)."""
+    return isinstance(obj, (UntypedStorage, TypedStorage))
 
 
 def untyped_storage(self: Tensor) -> UntypedStorage:

@@ -89,6 +89,17 @@ STUDENT_LINES: dict[str, tuple[str, str]] = {
                    "print(torch.tensor([2 ** 31 - 1], dtype=torch.int32) + 1, torch.tensor([30000], dtype=torch.short) * 2)"),
     "image-bytes": ("img.float() / 255 for uint8 pixels",
                     "img = torch.tensor([[0, 128, 255]], dtype=torch.uint8)\nprint(img.float() / 255, img.max(), img.type())"),
+    "matmul-precision": ("torch.set_float32_matmul_precision('high')",
+                         "torch.set_float32_matmul_precision('high')\nprint(torch.get_float32_matmul_precision())\n"
+                         "torch.set_float32_matmul_precision('highest')"),
+    "tensor-of-tensor": ("torch.tensor(x) of a tensor (PyTorch warns: a copy, detached)",
+                         "import warnings\nx = torch.ones(2, requires_grad=True)\n"
+                         "with warnings.catch_warnings(record=True) as caught:\n    warnings.simplefilter('always')\n"
+                         "    t = torch.tensor(x)\n    u = x.new_tensor(x)\n"
+                         "print(t, t.requires_grad, u, [str(w.message) for w in caught])"),
+    "real-tensor-conj": ("x.conj(), x.real, torch.is_complex(x) on a real tensor",
+                         "x = torch.tensor([1.0, -2.0])\nprint(x.conj(), x.real, torch.is_complex(x), x.is_conj(), "
+                         "torch.isreal(x), torch.typename(x))"),
 }
 
 #: Lines minigrad does not run as PyTorch does yet (the test marks them as expected failures).
