@@ -1,10 +1,11 @@
 """``minigrad.linalg``: PyTorch's ``torch.linalg`` names (norms, ``inv``, ``solve``, ``det``, ``matrix_power``,
 ``cross``, and the factorizations: ``cholesky``, ``cholesky_ex``, ``slogdet``, ``qr``, ``eigh``, ``eigvalsh``, ``svd``,
 ``svdvals``, ``pinv``, ``lstsq``; ``solve_triangular``, ``matrix_exp``; ``matmul`` and ``matrix_rank``;
-``householder_product``; ``lu_factor``, ``lu_factor_ex`` and ``lu_solve``).
+``householder_product``; ``lu``, ``lu_factor``, ``lu_factor_ex`` and ``lu_solve``; ``ldl_factor``, ``ldl_factor_ex``
+and ``ldl_solve``).
 
 The ops live with their families under ``minigrad/ops/`` (``ops/norm.py``, ``ops/inverse.py``,
-``ops/factorization.py``, ``ops/householder.py``, ``ops/lu.py``);
+``ops/factorization.py``, ``ops/householder.py``, ``ops/lu.py``, ``ops/ldl.py``);
 this module gives them the names ``torch.linalg`` uses.
 
 Example:
@@ -29,6 +30,10 @@ from .ops.factorization import linalg_qr as qr
 from .ops.factorization import linalg_slogdet as slogdet
 from .ops.factorization import linalg_solve_triangular as solve_triangular
 from .ops.householder import linalg_householder_product as householder_product
+from .ops.ldl import linalg_ldl_factor as ldl_factor
+from .ops.ldl import linalg_ldl_factor_ex as ldl_factor_ex
+from .ops.ldl import linalg_ldl_solve as ldl_solve
+from .ops.lu import linalg_lu as lu
 from .ops.lu import linalg_lu_factor as lu_factor
 from .ops.lu import linalg_lu_factor_ex as lu_factor_ex
 from .ops.lu import linalg_lu_solve as lu_solve
@@ -47,7 +52,8 @@ from .ops import matmul, maximum as _maximum
 __all__ = ["norm", "vector_norm", "matrix_norm", "inv", "solve", "det", "matrix_power", "cross", "cholesky",
            "cholesky_ex", "slogdet", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv",
            "lstsq", "matrix_exp", "solve_triangular", "matmul", "matrix_rank",
-           "householder_product", "lu_factor", "lu_factor_ex", "lu_solve"]
+           "householder_product", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "ldl_factor", "ldl_factor_ex",
+           "ldl_solve"]
 __all__ += ["cond", "diagonal", "inv_ex", "multi_dot", "solve_ex", "tensorinv", "tensorsolve", "vander", "vecdot",
             "LinAlgError"]  # (ops/linalg_functions.py; LinAlgError: minigrad/errors.py)
 

@@ -191,6 +191,34 @@ OPS.update({("nn.functional.grid_sample", ""): F.grid_sample, ("nn.functional.af
 OPS.update({(f"nn.functional.{n}", ""): getattr(F, n)
             for n in ("conv3d", "conv_transpose3d", "max_pool3d", "adaptive_avg_pool3d")})
 
+# CTC, fractional max pooling (PyTorch's draws: the OpInfo seeds torch with 42, the wrapper minigrad too) and the
+# triplet loss with a distance function (ops/ctc_loss.py, ops/fractional_pooling.py, nn/functional.py)
+def _seeded(k: int) -> Callable[..., Any]:
+    fn = getattr(F, f"fractional_max_pool{k}d")
+
+    def call(input: Any, *args: Any, **kwargs: Any) -> Any:
+        mg.manual_seed(42)  # PyTorch's wrapper_set_seed
+        # (the device draws its own stream: in the device mode, PyTorch's CPU draws, moved there)
+        if DEVICE != "cpu" and input.ndim > k and kwargs.get("_random_samples") is None:
+            batch = 1 if input.ndim == k + 1 else input.shape[0]
+            kwargs["_random_samples"] = mg.rand(batch, input.shape[-k - 1], k, dtype=input.dtype).to(input.device)
+        return fn(input, *args, **kwargs)
+    return call
+
+
+OPS.update({("nn.functional.ctc_loss", ""): F.ctc_loss,
+            # (its samples pass PyTorch's PairwiseDistance module: minigrad's twin stands in for it)
+            ("nn.functional.triplet_margin_with_distance_loss", ""): lambda *a, distance_function=None, **k:
+                F.triplet_margin_with_distance_loss(*a, distance_function=distance_function and mg.nn.PairwiseDistance(),
+                                                    **k),
+            **{(f"nn.functional.fractional_max_pool{k}d", ""): _seeded(k) for k in (2, 3)}})
+
+# multi_head_attention_forward's sample drops attention weights: the OpInfo seeds torch with 42, so minigrad too (on
+# the CPU only: a device draws its own stream)
+if DEVICE == "cpu":
+    OPS.update({("nn.functional.multi_head_attention_forward", ""): lambda *a, **k: (
+        mg.manual_seed(42), F.multi_head_attention_forward(*a, **k))[1]})
+
 # attention (a composite of matmul, softmax, masked_fill/add and dropout).
 OPS.update({("nn.functional.scaled_dot_product_attention", ""): F.scaled_dot_product_attention})
 

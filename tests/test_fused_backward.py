@@ -90,11 +90,14 @@ def test_every_op_with_a_formula_runs_both_ways_here() -> None:
     # multi_margin_loss_backward's and multilabel_margin_loss_backward's only raise, as PyTorch has no derivative for
     # them (test_nn_loss.py); so do acosh_'s, asinh_'s and atanh_'s (test_inplace_forms.py), unique_consecutive's and
     # histogram's (test_ops_batch_a.py), geqrf's (test_ops_linalg_more.py) and pdist_backward's (test_ops_batch_b.py),
-    # and the gamma and Dirichlet gradients' and the Dirichlet sampler's (test_distributions_gamma.py).
+    # the gamma and Dirichlet gradients' and the Dirichlet sampler's (test_distributions_gamma.py), and
+    # ctc_loss_backward's (test_nn_ctc_fractional.py), binomial's and the LDL factorization's and solve's.
     assert with_backward - {c.op for c in CASES} == {"to_device", "multi_margin_loss_backward",
                                                      "multilabel_margin_loss_backward", "acosh_", "asinh_", "atanh_",
                                                      "unique_consecutive", "histogram", "geqrf", "pdist_backward",
-                                                     "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad"}
+                                                     "_standard_gamma_grad", "_sample_dirichlet", "_dirichlet_grad",
+                                                     "ctc_loss_backward", "binomial", "linalg_ldl_factor_ex",
+                                                     "linalg_ldl_solve"}
 
 
 def test_create_graph_and_recorders_run_graph_mode() -> None:

@@ -182,6 +182,15 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "ReflectionPad3d": lambda nn: nn.ReflectionPad3d((1, 0, 2, 1, 0, 1)),
     "ReplicationPad3d": lambda nn: nn.ReplicationPad3d(1),
     "CircularPad3d": lambda nn: nn.CircularPad3d((0, 1, 1, 0, 2, 2)),
+    # CTC, fractional pooling, the distance triplet loss, adaptive softmax and the legacy modules
+    "CTCLoss": lambda nn: nn.CTCLoss(blank=2, reduction="sum", zero_infinity=True),
+    "FractionalMaxPool2d": lambda nn: nn.FractionalMaxPool2d(3, output_ratio=0.5, return_indices=True),
+    "FractionalMaxPool3d": lambda nn: nn.FractionalMaxPool3d(2, output_size=3),
+    "TripletMarginWithDistanceLoss": lambda nn: nn.TripletMarginWithDistanceLoss(margin=2.0, swap=True),
+    "AdaptiveLogSoftmaxWithLoss": lambda nn: nn.AdaptiveLogSoftmaxWithLoss(16, 20, [5, 12], head_bias=True),
+    "CrossMapLRN2d": lambda nn: nn.CrossMapLRN2d(3, alpha=0.5, beta=0.5, k=2.0),
+    "NLLLoss2d": lambda nn: nn.NLLLoss2d(ignore_index=1),
+    "Container": lambda nn: nn.Container(a=nn.Linear(2, 3)),
 }
 
 #: The same classes with only their required arguments (the defaults print too); a class not listed here is
@@ -270,6 +279,10 @@ REQUIRED: dict[str, Callable[[Any], Any]] = {
     "ReflectionPad3d": lambda nn: nn.ReflectionPad3d(1),
     "ReplicationPad3d": lambda nn: nn.ReplicationPad3d(1),
     "CircularPad3d": lambda nn: nn.CircularPad3d(1),
+    "FractionalMaxPool2d": lambda nn: nn.FractionalMaxPool2d(2, output_size=3),
+    "FractionalMaxPool3d": lambda nn: nn.FractionalMaxPool3d(2, output_ratio=0.5),
+    "AdaptiveLogSoftmaxWithLoss": lambda nn: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4]),
+    "CrossMapLRN2d": lambda nn: nn.CrossMapLRN2d(3),
 }
 
 #: Classes minigrad.nn exposes that are not built here, each with its reason.

@@ -522,6 +522,33 @@ CASES: list[Case] = [
     Case("adaptive_max_pool3d_backward", "adaptive_max_pool3d_backward",
          lambda g, x: mg.OPS["adaptive_max_pool3d_backward"](g, x, mg.tensor([[[[[0, 4]], [[4, 7]]]]])),
          inputs(rnd(1, 1, 2, 1, 2), rnd(1, 1, 2, 2, 2))),
+    # fractional max pooling (ops/fractional_pooling.py): windows placed by given samples
+    Case("fractional_max_pool2d", "fractional_max_pool2d",
+         lambda x: mg.nn.functional.fractional_max_pool2d(x, 2, output_size=(3, 4), _random_samples=mg.tensor(
+             [[[0.1, 0.7], [0.5, 0.2]], [[0.9, 0.4], [0.3, 0.6]]], dtype=mg.float64)),
+         inputs(distinct(2, 2, 6, 7))),
+    Case("fractional_max_pool3d-unbatched", "fractional_max_pool3d",
+         lambda x: mg.nn.functional.fractional_max_pool3d(x, (2, 1, 2), output_size=(2, 3, 3), _random_samples=mg.tensor(
+             [[[0.1, 0.7, 0.3], [0.5, 0.2, 0.8]]], dtype=mg.float64)),
+         inputs(distinct(2, 4, 5, 5))),
+    Case("fractional_max_pool2d_backward", "fractional_max_pool2d_backward",
+         lambda g, x: mg.OPS["fractional_max_pool2d_backward"](g, x, mg.tensor([[[[0, 4], [4, 8]], [[2, 2], [7, 3]]]])),
+         inputs(rnd(1, 2, 2, 2), rnd(1, 2, 3, 3))),
+    Case("fractional_max_pool3d_backward", "fractional_max_pool3d_backward",
+         lambda g, x: mg.OPS["fractional_max_pool3d_backward"](g, x, mg.tensor([[[[[0, 4]], [[4, 7]]]]])),
+         inputs(rnd(1, 1, 2, 1, 2), rnd(1, 1, 2, 2, 2))),
+    # the LU factorization with its permutation (PyTorch's LinalgLuBackward0: the gradient of L and U)
+    Case("linalg.lu", "linalg_lu", lambda a: tuple(mg.linalg.lu(a)[1:]), inputs(rnd(3, 3))),
+    Case("linalg.lu-wide-batched", "linalg_lu", lambda a: tuple(mg.linalg.lu(a)[1:]), inputs(rnd(2, 3, 4))),
+    # CTC (ops/ctc_loss.py): PyTorch's gradient is the logits' one, so checked through log_softmax
+    Case("ctc_loss", "ctc_loss",
+         lambda x: mg.nn.functional.ctc_loss(x.log_softmax(2), mg.tensor([[1, 2, 2], [3, 1, 0]]), (6, 5), (3, 2),
+                                             reduction="sum"),
+         inputs(rnd(6, 2, 4)), second_order=False),
+    Case("ctc_loss-concatenated-mean-blank", "ctc_loss",
+         lambda x: mg.nn.functional.ctc_loss(x.log_softmax(2), mg.tensor([1, 1, 0, 2]), mg.tensor([5, 3]),
+                                             mg.tensor([2, 2]), blank=3),
+         inputs(rnd(5, 2, 4)), second_order=False),
     Case("lp_pool2d", "avg_pool2d", lambda x: mg.nn.functional.lp_pool2d(x, 2, 2), inputs(away(2, 2, 4, 4))),
     Case("lp_pool1d-p3-unbatched", "avg_pool2d", lambda x: mg.nn.functional.lp_pool1d(x, 3.0, 2, 1),
          inputs(rnd(2, 5, low=0.3, high=2.0))),
@@ -1209,11 +1236,13 @@ def test_every_op_has_a_gradient_case() -> None:
     # acosh_'s, asinh_'s and atanh_'s, the in-place forms (tests/test_inplace_forms.py), unique_consecutive's and
     # histogram's (tests/test_ops_batch_a.py), and geqrf's
     # (tests/test_ops_linalg_more.py); so do the gamma and Dirichlet gradients' and the Dirichlet sampler's
-    # (tests/test_distributions_gamma.py).
+    # (tests/test_distributions_gamma.py), ctc_loss_backward's (tests/test_nn_ctc_fractional.py), binomial's
+    # (tests/test_distributions_binomial_wishart.py) and the LDL factorization's and solve's (tests/test_linalg_lu_ldl.py).
     assert with_backward - covered - {"to_device", "multi_margin_loss_backward", "multilabel_margin_loss_backward",
                                       "acosh_", "asinh_", "atanh_", "geqrf", "unique_consecutive",
                                       "histogram", "pdist_backward", "_standard_gamma_grad", "_sample_dirichlet",
-                                      "_dirichlet_grad"} == set()
+                                      "_dirichlet_grad", "ctc_loss_backward", "binomial", "linalg_ldl_factor_ex",
+                                      "linalg_ldl_solve"} == set()
 
 
 def test_every_design_op_is_covered() -> None:

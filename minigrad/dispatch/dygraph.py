@@ -394,11 +394,10 @@ def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
     try:
         if self._data.size == 0:
             pass  # nothing to write (an empty expand() view is read-only in NumPy, not in PyTorch)
-        elif self._data.ndim == 0:
-            self._data[()] = new_values
         elif type(self._data) is np.ndarray:
             self._data[...] = new_values
-        else:  # a device array: its backend's own copy where it has one (the GPU's: no kernel, no setitem path)
+        else:  # a device array, 0-d too (a running total, a step count): its backend's own copy where it has
+            # one (the GPU's: no kernel, no setitem path, and no read of the value back to the host)
             copy_into = backend_of_device(self._device).copy_into
             if copy_into is None or not copy_into(self._data, new_values):
                 self._data[...] = new_values

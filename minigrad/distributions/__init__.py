@@ -16,8 +16,9 @@ Here: ``Distribution``, ``ExponentialFamily``, ``Normal``, ``MultivariateNormal`
 ``LowRankMultivariateNormal``, ``Multinomial``, ``VonMises``; the structural transforms (``StickBreakingTransform``,
 ``CorrCholeskyTransform``, ``CatTransform`` ...) and ``biject_to``/``transform_to``; those drawn from PyTorch's
 gamma sampler (``ops/distributions.py``): ``Gamma``, ``Chi2``, ``InverseGamma``, ``Beta``, ``Dirichlet``,
-``StudentT``, ``FisherSnedecor``; ``Poisson`` (PyTorch's ``poisson`` sampler). ``Binomial`` (PyTorch draws it with
-a C++ sampler of its own) is not here.
+``StudentT``, ``FisherSnedecor``, ``Wishart``, ``LKJCholesky``; ``Poisson`` (PyTorch's ``poisson`` sampler),
+``NegativeBinomial`` (a gamma-Poisson mixture) and ``Binomial`` (``ops/binomial.py``, PyTorch's BTRS and inversion
+sampler).
 
 Example:
     >>> import minigrad as mg
@@ -28,6 +29,7 @@ Example:
 
 from . import constraint_registry, constraints, transforms
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .constraint_registry import biject_to, transform_to
 from .continuous_bernoulli import ContinuousBernoulli
@@ -41,11 +43,13 @@ from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
+from .lkj_cholesky import LKJCholesky
 from .logistic_normal import LogisticNormal
 from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .pareto import Pareto
@@ -61,6 +65,7 @@ from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTra
 from .uniform import Uniform
 from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform", "LogNormal",
@@ -77,4 +82,5 @@ __all__ = [
     "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform", "StickBreakingTransform",
     "biject_to", "constraint_registry", "transform_to",
     "Beta", "Chi2", "Dirichlet", "FisherSnedecor", "Gamma", "InverseGamma", "Poisson", "StudentT",
+    "Binomial", "LKJCholesky", "NegativeBinomial", "Wishart",
 ]

@@ -16,6 +16,7 @@ from ..ops.factorization import linalg_solve_triangular
 from ..ops.shape import broadcast_shapes
 from ..tensor import Tensor
 from .bernoulli import Bernoulli
+from .binomial import Binomial
 from .categorical import Categorical
 from .continuous_bernoulli import ContinuousBernoulli
 from .distribution import Distribution
@@ -104,6 +105,17 @@ def _kl_bernoulli_bernoulli(p: Bernoulli, q: Bernoulli) -> Tensor:
     t2[q.probs == 1] = math.inf
     t2[p.probs == 1] = 0
     return t1 + t2
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    """Only for ``q.total_count <= p.total_count``: infinite where it is smaller (``p`` reaches counts ``q`` cannot)."""
+    if (p.total_count < q.total_count).any():
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    more = p.total_count > q.total_count
+    kl[more] = _infinite_like(kl[more])
+    return kl
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)
@@ -563,5 +575,6 @@ def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
 
 
 @register_kl(Poisson, Bernoulli)
+@register_kl(Poisson, Binomial)
 def _kl_poisson_infinity(p: Poisson, q: Any) -> Tensor:
     return _infinite_like(p.rate)

@@ -19,10 +19,11 @@ from ..tensor import Tensor
 from . import functional
 from . import init
 from .module import Buffer, Module, Parameter, _new_parameter
+from .container import Container, Sequential  # (torch/nn/modules/container.py)
 
 __all__ = [
     "Module", "Parameter", "Buffer", "Linear", "ReLU", "GELU", "Sigmoid", "Tanh", "Sequential", "Dropout", "Flatten",
-    "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init",
+    "MaxPool2d", "CrossEntropyLoss", "MSELoss", "functional", "init", "Container",
 ]
 
 
@@ -93,33 +94,6 @@ class Sigmoid(Module):
 class Tanh(Module):
     def forward(self, x: Tensor) -> Tensor:
         return ops.tanh(x)
-
-
-class Sequential(Module):
-    """Modules applied in order."""
-
-    def __init__(self, *modules: Module) -> None:
-        super().__init__()
-        for i, m in enumerate(modules):
-            if not isinstance(m, Module):
-                raise TypeError(f"Sequential(): argument {i} must be a Module, but got {type(m).__name__}")
-            setattr(self, str(i), m)
-
-    def forward(self, x: Any) -> Any:
-        for m in self._modules.values():
-            x = m(x)
-        return x
-
-    def __getitem__(self, i: int | slice) -> Module:
-        if isinstance(i, slice):  # a Sequential of the chosen modules, under their own names (as PyTorch)
-            out = Sequential()
-            for name, m in list(self._modules.items())[i]:
-                setattr(out, name, m)
-            return out
-        return list(self._modules.values())[i]
-
-    def __len__(self) -> int:
-        return len(self._modules)
 
 
 class CrossEntropyLoss(Module):
@@ -228,3 +202,31 @@ from .dropout import *  # noqa: E402,F401,F403
 from . import dropout as _dropout  # noqa: E402
 
 __all__ += _dropout.__all__
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402  (nn/adaptive.py)
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .cross_map_lrn import CrossMapLRN2d  # noqa: E402  (nn/cross_map_lrn.py: PyTorch's legacy Function)
+
+__all__ += ["CrossMapLRN2d"]
+
+
+def factory_kwargs(kwargs: dict[str, Any] | None) -> dict[str, Any]:
+    """``torch.nn.factory_kwargs``: the ``device``/``dtype``/``memory_format`` keywords of ``kwargs`` as one dict for
+    a factory (``mg.empty(..., **factory_kwargs(kwargs))``), merged with an explicit ``factory_kwargs`` entry; an
+    unknown keyword, or one given twice, is a ``TypeError``."""
+    if kwargs is None:
+        return {}
+    simple_keys = {"device", "dtype", "memory_format"}
+    expected_keys = simple_keys | {"factory_kwargs"}
+    if not kwargs.keys() <= expected_keys:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected_keys}")
+    r = dict(kwargs.get("factory_kwargs", {}))
+    for k in simple_keys:
+        if k in kwargs:
+            if k in r:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            r[k] = kwargs[k]
+    return r
+
+
+__all__ += ["factory_kwargs"]

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import ops
 from ..random import bernoulli_array, device_draws, generator_arg
-from ..kernels.backends import move_array
+from ..kernels.backends import move_array, to_numpy
 from ..creation import empty_like, zeros_like
 from ..tensor import Tensor
 from ..ops.blas import addmm_op
@@ -437,3 +437,274 @@ __all__ += ["dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alp
 from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402
 
 __all__ += ["affine_grid", "grid_sample"]
+
+from ..ops.ctc_loss import ctc_loss_functional as ctc_loss  # noqa: E402  (torch.ctc_loss, its reduction an int, is mg.ctc_loss)
+
+__all__ += ["ctc_loss"]
+
+from ..ops.fractional_pooling import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: E402
+                                      fractional_max_pool3d, fractional_max_pool3d_with_indices)
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+            "fractional_max_pool3d_with_indices"]
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """``torch.nn.functional.triplet_margin_with_distance_loss``: ``max(0, margin + d(a, p) - d(a, n))`` with any
+    ``distance_function`` (``pairwise_distance`` when ``None``); ``swap`` takes ``min(d(a, n), d(p, n))``. Composite,
+    PyTorch's Python op for op (``add``, ``sub``, ``clamp_min``, ``sum``/``mean``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> a, p, n = mg.zeros(1, 2), mg.ones(1, 2), mg.full((1, 2), 3.0)
+        >>> round(mg.nn.functional.triplet_margin_with_distance_loss(a, p, n, margin=3.0).item(), 4)
+        0.1716
+    """
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    a_dim, p_dim, n_dim = anchor.ndim, positive.ndim, negative.ndim
+    if not a_dim == p_dim == n_dim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {a_dim}D, positive {p_dim}D, and negative {n_dim}D inputs")
+    distance = pairwise_distance if distance_function is None else distance_function
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, distance(positive, negative))
+    loss = ops.clamp_min(margin + dist_pos - dist_neg, 0)
+    if reduction == "sum":
+        return ops.sum(loss)
+    return ops.mean(loss) if reduction == "mean" else loss
+
+
+__all__ += ["triplet_margin_with_distance_loss"]
+
+
+# -- multi-head attention: PyTorch's multi_head_attention_forward (nn.MultiheadAttention runs it too) --------------
+
+def _pad_last(t: Tensor | None) -> Tensor | None:
+    """A float mask with one more key position (0: it may be attended)."""
+    if t is None:
+        return None
+    arr = np.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype.np)
+    zero = Tensor._make(arr if t.device == "cpu" else move_array(arr, "cpu", t.device), t.dtype, t.device)
+    return ops.cat([t, zero], -1)
+
+
+def _float_mask(mask: Tensor | None, name: str, like: Tensor) -> Tensor | None:
+    """A bool mask (True: not allowed) as a float ``-inf``/0 constant of ``like``'s dtype; a float mask as is."""
+    if mask is None:
+        return None
+    if mask.dtype is _bool:
+        arr = np.where(to_numpy(mask._data), -np.inf, 0.0).astype(like.dtype.np)
+        data = arr if like.device == "cpu" else move_array(arr, "cpu", like.device)
+        return Tensor._make(data, like.dtype, like.device)
+    if not mask.dtype.is_floating:
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask
+
+
+def _check_attention(query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, attn_mask: Any,
+                     is_causal: bool, embed_dim: int, kdim: int, vdim: int, num_heads: int,
+                     batch_first: bool = False) -> bool:
+    """PyTorch's ``_mha_shape_check`` and the shape checks of ``multi_head_attention_forward``, all before the first
+    op; whether the query is batched."""
+    for nm, t in (("query", query), ("key", key), ("value", value)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"MultiheadAttention: argument '{nm}' must be a Tensor, but got {type(t).__name__}")
+    if query.ndim not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
+                             f"query tensor")
+    batched, rank = query.ndim == 3, query.ndim
+    form = f"{'batched' if batched else 'unbatched'} ({rank}-D) `query`"
+    if key.ndim != rank or value.ndim != rank:
+        raise AssertionError(f"For {form}, expected `key` and `value` to be {rank}-D but found "
+                             f"{key.ndim}-D and {value.ndim}-D tensors respectively")
+    if key_padding_mask is not None and key_padding_mask.ndim != rank - 1:
+        raise AssertionError(f"For {form}, expected `key_padding_mask` to be `None` or {rank - 1}-D "
+                             f"but found {key_padding_mask.ndim}-D tensor instead")
+    if query.shape[-1] != embed_dim:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim}, but got {query.shape[-1]}")
+    if (embed_dim // num_heads) * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if key.shape[-1] != kdim or value.shape[-1] != vdim:
+        raise AssertionError(f"expected key and value of widths {kdim} and {vdim}, but got "
+                             f"{key.shape[-1]} and {value.shape[-1]}")
+    if key.shape[:-1] != value.shape[:-1]:
+        raise AssertionError(f"key's sequence and batch dims {tuple(key.shape[:-1])} do not match value's "
+                             f"{tuple(value.shape[:-1])}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    bf = batch_first and batched
+    L = query.shape[1 if bf else 0]
+    S = key.shape[1 if bf else 0]
+    N = (query.shape[0 if bf else 1]) if batched else 1
+    if attn_mask is not None:
+        if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (L, S):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be {(L, S)}.")
+        if attn_mask.ndim == 3 and tuple(attn_mask.shape) != (N * num_heads, L, S):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
+                               f"{(N * num_heads, L, S)}.")
+        if attn_mask.ndim not in (2, 3):
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+    if key_padding_mask is not None and tuple(key_padding_mask.shape) != ((N, S) if batched else (S,)):
+        raise AssertionError(f"expected shape of key_padding_mask to be {(N, S) if batched else (S,)}, but got "
+                             f"{tuple(key_padding_mask.shape)}")
+    return batched
+
+
+def _in_projection(query: Tensor, key: Tensor, value: Tensor, w: Tensor | None, b: Tensor | None,
+                   separate: tuple[Any, Any, Any]) -> tuple[Tensor, Tensor, Tensor]:
+    """The input projections, as PyTorch's ``_in_projection_packed``: self-attention is one ``linear`` with
+    the packed weight ``w``, its ``(L, N, 3E)`` result seen as ``(3, L, N, E)`` (``unflatten``, ``unsqueeze``,
+    ``transpose``, ``squeeze``, ``contiguous``) and selected; a shared key and value one ``linear`` for both. With
+    ``w`` None, the ``separate`` q, k, v weights (PyTorch's ``_in_projection``)."""
+    if w is None:
+        bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
+        wq, wk, wv = separate
+        return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+    E = query.shape[-1]
+    if key is value:
+        if query is key:
+            proj = _packed(linear(query, w, b), 3, E)
+            return proj[0], proj[1], proj[2]
+        wq, wkv = ops.split(w, [E, 2 * E])
+        bq, bkv = (None, None) if b is None else ops.split(b, [E, 2 * E])
+        kv = _packed(linear(key, wkv, bkv), 2, E)
+        return linear(query, wq, bq), kv[0], kv[1]
+    wq, wk, wv = ops.chunk(w, 3, 0)
+    bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
+    return linear(query, wq, bq), linear(key, wk, bk), linear(value, wv, bv)
+
+
+def _attention(query: Tensor, key: Tensor, value: Tensor, num_heads: int, in_proj_weight: Tensor | None,
+               in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool,
+               dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+               key_padding_mask: Tensor | None, need_weights: bool, attn_mask: Tensor | None,
+               separate: tuple[Any, Any, Any], average_attn_weights: bool, is_causal: bool, batched: bool,
+               static_k: Tensor | None = None, static_v: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
+    """PyTorch's ``multi_head_attention_forward`` after its checks, step for step (its graph is PyTorch's):
+    sequence-first ``(L, N, E)`` work, the heads as ``(N * H, L, head_dim)`` batches; with ``need_weights`` the
+    scores are ``bmm`` (``baddbmm`` with a mask), ``softmax``, dropout and ``bmm``; without, the heads go to
+    ``scaled_dot_product_attention`` as ``(N, H, L, head_dim)``."""
+    if not batched:
+        same_qk, same_kv = query is key, key is value
+        query = ops.unsqueeze(query, 1)
+        key = query if same_qk else ops.unsqueeze(key, 1)
+        value = key if same_kv else ops.unsqueeze(value, 1)
+        if key_padding_mask is not None:
+            key_padding_mask = ops.unsqueeze(key_padding_mask, 0)
+    L, N, E = query.shape
+    H = num_heads
+    hd = E // H
+    kpm = _float_mask(key_padding_mask, "key_padding_mask", query)
+    if is_causal and kpm is None and not need_weights:
+        mask = None  # SDPA's is_causal hint stands for the mask
+    else:
+        mask = _float_mask(attn_mask, "attn_mask", query)
+        if kpm is not None:
+            is_causal = False
+    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate)
+    if mask is not None and mask.ndim == 2:
+        mask = ops.unsqueeze(mask, 0)
+    if bias_k is not None and bias_v is not None:  # one more key and value, the same for every sample
+        k = ops.cat([k, bias_k.repeat(1, N, 1)])
+        v = ops.cat([v, bias_v.repeat(1, N, 1)])
+        mask, kpm = _pad_last(mask), _pad_last(kpm)
+    q = ops.transpose(ops.view(q, (L, N * H, hd)), 0, 1)
+    k = _static_or_heads("static_k", static_k, k, N * H, hd)
+    v = _static_or_heads("static_v", static_v, v, N * H, hd)
+    if add_zero_attn:  # one more all-zero key and value per head
+        zeros = ops.fill(ops.getitem(k, (slice(None), slice(0, 1))), 0.0).detach()
+        k, v = ops.cat([k, zeros], 1), ops.cat([v, zeros], 1)
+        mask, kpm = _pad_last(mask), _pad_last(kpm)
+    S = k.shape[1]
+    if kpm is not None:  # merged into the mask, one row per (sample, head)
+        kpm = ops.reshape(ops.expand(ops.view(kpm, (N, 1, 1, S)), (N, H, 1, S)), (N * H, 1, S))
+        mask = kpm if mask is None else ops.add(mask, kpm)
+    p = dropout_p
+    if need_weights:
+        q_scaled = ops.mul(q, float(np.sqrt(1.0 / float(hd))))
+        kt = ops.transpose(k, -2, -1)
+        scores = ops.bmm(q_scaled, kt) if mask is None else ops.baddbmm(mask, q_scaled, kt)
+        weights = ops.softmax(scores, -1)
+        if p > 0.0:
+            weights = dropout(weights, p, True)
+        heads = ops.bmm(weights, v)
+        out = linear(ops.reshape(ops.transpose(heads, 0, 1), (L * N, E)), out_proj_weight, out_proj_bias)
+        out = ops.view(out, (L, N, out.shape[1]))
+        weights = ops.view(weights, (N, H, L, S))
+        if average_attn_weights:
+            weights = ops.mean(weights, 1)
+        if not batched:
+            out, weights = ops.squeeze(out, 1), ops.squeeze(weights, 0)
+        return out, weights
+    if mask is not None:
+        mask = ops.unsqueeze(mask, 0) if mask.shape[0] == 1 and mask.ndim == 3 else ops.view(mask, (N, H, -1, S))
+    q, k, v = ops.view(q, (N, H, L, hd)), ops.view(k, (N, H, S, hd)), ops.view(v, (N, H, S, hd))
+    heads = scaled_dot_product_attention(q, k, v, mask, p, is_causal)
+    out = linear(ops.view(ops.permute(heads, (2, 0, 1, 3)).contiguous(), (N * L, E)), out_proj_weight, out_proj_bias)
+    out = ops.view(out, (L, N, out.shape[1]))
+    return (ops.squeeze(out, 1) if not batched else out), None
+
+
+def _static_or_heads(name: str, static: Tensor | None, t: Tensor, heads: int, hd: int) -> Tensor:
+    """``t`` ``(S, N, E)`` as ``(N * H, S, head_dim)`` batches, or the given ``static_k``/``static_v`` instead."""
+    if static is None:
+        return ops.transpose(ops.view(t, (t.shape[0], heads, hd)), 0, 1)
+    if static.shape[0] != heads:
+        raise AssertionError(f"expecting {name}.size(0) of {heads}, but got {static.shape[0]}")
+    if static.shape[2] != hd:
+        raise AssertionError(f"expecting {name}.size(2) of {hd}, but got {static.shape[2]}")
+    return static
+
+
+def multi_head_attention_forward(
+        query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+        in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
+        add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+        training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
+        attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
+        k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+        static_v: Tensor | None = None, average_attn_weights: bool = True,
+        is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+    """``torch.nn.functional.multi_head_attention_forward``: ``MultiheadAttention``'s computation on given weights,
+    sequence-first ``(L, N, E)`` (or unbatched ``(L, E)``) inputs; the module runs the same code (``_attention``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> x, w, b = mg.randn(3, 2, 4), mg.randn(12, 4), mg.zeros(12)
+        >>> out, weights = mg.nn.functional.multi_head_attention_forward(
+        ...     x, x, x, 4, 2, w, b, None, None, False, 0.0, mg.eye(4), None)
+        >>> out.shape, weights.shape
+        (minigrad.Size([3, 2, 4]), minigrad.Size([2, 3, 3]))
+    """
+    batched = _check_attention(query, key, value, key_padding_mask, attn_mask, is_causal, embed_dim_to_check,
+                               key.shape[-1], value.shape[-1], num_heads)
+    if use_separate_proj_weight:
+        for nm, w in (("q_proj_weight", q_proj_weight), ("k_proj_weight", k_proj_weight),
+                      ("v_proj_weight", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {nm} is None")
+    else:
+        if tuple(key.shape) != tuple(value.shape):
+            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+    return _attention(query, key, value, num_heads, None if use_separate_proj_weight else in_proj_weight, in_proj_bias,
+                      bias_k, bias_v, add_zero_attn, dropout_p if training else 0.0, out_proj_weight, out_proj_bias,
+                      key_padding_mask, need_weights, attn_mask, (q_proj_weight, k_proj_weight, v_proj_weight),
+                      average_attn_weights, is_causal, batched, static_k, static_v)
+
+
+def _packed(proj: Tensor, parts: int, width: int) -> Tensor:
+    """``(L, N, parts * E)`` as ``(parts, L, N, E)``, row-major (PyTorch's steps, each a node)."""
+    return ops.squeeze(ops.transpose(ops.unsqueeze(ops.unflatten(proj, -1, (parts, width)), 0), 0, -2), -2).contiguous()
+
+
+__all__ += ["multi_head_attention_forward"]

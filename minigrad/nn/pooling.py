@@ -241,3 +241,49 @@ class LPPool3d(_LPPoolNd):
 
 
 __all__ += ["LPPool1d", "LPPool2d", "LPPool3d"]
+
+
+class _FractionalMaxPoolNd(Module):
+    """PyTorch's ``FractionalMaxPool2d``/``3d``: ``output_size`` or ``output_ratio`` (one of them, a ratio in
+    ``(0, 1)``), ``return_indices``, and ``_random_samples`` kept as a buffer (drawn per call when ``None``)."""
+
+    _k = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        name, k = type(self).__name__, self._k
+        self.kernel_size = _ntuple(kernel_size, k)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, k) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, k) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        pool = F.fractional_max_pool2d if self._k == 2 else F.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                    _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-D fractional max pooling (``F.fractional_max_pool2d``) of ``(N, C, H, W)`` or ``(C, H, W)``."""
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-D fractional max pooling (``F.fractional_max_pool3d``) of ``(N, C, T, H, W)`` or ``(C, T, H, W)``."""
+
+    _k = 3
+
+
+def _ntuple(v: Any, k: int) -> tuple[Any, ...]:
+    """PyTorch's ``_pair``/``_triple``: an iterable as a tuple, anything else repeated ``k`` times."""
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * k
+
+
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]

@@ -37,14 +37,12 @@ Example:
 from __future__ import annotations
 
 import copy
-import math
 from typing import Any, Callable
 
 import numpy as np
 
 from .. import dtypes as _dt
 from .. import ops
-from ..kernels.backends import move_array, to_numpy
 from ..tensor import Tensor
 from . import functional as F
 from . import init
@@ -69,28 +67,6 @@ def _xavier_normal(shape: tuple[int, ...], dtype: Any, device: Any = None) -> Pa
     p = _new_parameter(shape, dtype, device=device)
     init.xavier_normal_(p)
     return p
-
-
-def _pad_last(t: Tensor | None) -> Tensor | None:
-    """A float mask with one more key position (0: it may be attended)."""
-    if t is None:
-        return None
-    arr = np.zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype.np)
-    zero = Tensor._make(arr if t.device == "cpu" else move_array(arr, "cpu", t.device), t.dtype, t.device)
-    return ops.cat([t, zero], -1)
-
-
-def _float_mask(mask: Tensor | None, name: str, like: Tensor) -> Tensor | None:
-    """A bool mask (True: not allowed) as a float ``-inf``/0 constant of ``like``'s dtype; a float mask as is."""
-    if mask is None:
-        return None
-    if mask.dtype is _dt.bool_:
-        arr = np.where(to_numpy(mask._data), -np.inf, 0.0).astype(like.dtype.np)
-        data = arr if like.device == "cpu" else move_array(arr, "cpu", like.device)
-        return Tensor._make(data, like.dtype, like.device)
-    if not mask.dtype.is_floating:
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    return mask
 
 
 class MultiheadAttention(Module):
@@ -146,83 +122,14 @@ class MultiheadAttention(Module):
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn  # an extra all-zero key and value per head
 
-    # -- checks (all before the first op) ----------------------------------------------------
-
-    def _check(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Any, attn_mask: Any,
-               is_causal: bool) -> bool:
-        for nm, t in (("query", query), ("key", key), ("value", value)):
-            if not isinstance(t, Tensor):
-                raise TypeError(f"MultiheadAttention: argument '{nm}' must be a Tensor, but got {type(t).__name__}")
-        if query.ndim not in (2, 3):
-            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
-                                 f"query tensor")
-        batched, rank = query.ndim == 3, query.ndim
-        form = f"{'batched' if batched else 'unbatched'} ({rank}-D) `query`"
-        if key.ndim != rank or value.ndim != rank:
-            raise AssertionError(f"For {form}, expected `key` and `value` to be {rank}-D but found "
-                                 f"{key.ndim}-D and {value.ndim}-D tensors respectively")
-        if key_padding_mask is not None and key_padding_mask.ndim != rank - 1:
-            raise AssertionError(f"For {form}, expected `key_padding_mask` to be `None` or {rank - 1}-D "
-                                 f"but found {key_padding_mask.ndim}-D tensor instead")
-        if query.shape[-1] != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {query.shape[-1]}")
-        if key.shape[-1] != self.kdim or value.shape[-1] != self.vdim:
-            raise AssertionError(f"expected key and value of widths {self.kdim} and {self.vdim}, but got "
-                                 f"{key.shape[-1]} and {value.shape[-1]}")
-        if key.shape[:-1] != value.shape[:-1]:
-            raise AssertionError(f"key's sequence and batch dims {tuple(key.shape[:-1])} do not match value's "
-                                 f"{tuple(value.shape[:-1])}")
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                               "method `generate_square_subsequent_mask` to create this mask.")
-        bf = self.batch_first and batched
-        L = query.shape[1 if bf else 0]
-        S = key.shape[1 if bf else 0]
-        N = (query.shape[0 if bf else 1]) if batched else 1
-        if attn_mask is not None:
-            if attn_mask.ndim == 2 and tuple(attn_mask.shape) != (L, S):
-                raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be {(L, S)}.")
-            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != (N * self.num_heads, L, S):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
-                                   f"{(N * self.num_heads, L, S)}.")
-            if attn_mask.ndim not in (2, 3):
-                raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
-        if key_padding_mask is not None and tuple(key_padding_mask.shape) != ((N, S) if batched else (S,)):
-            raise AssertionError(f"expected shape of key_padding_mask to be {(N, S) if batched else (S,)}, but got "
-                                 f"{tuple(key_padding_mask.shape)}")
-        return batched
-
-    # -- the computation -------------------------------------------------------------------
-
-    def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """The input projections, as PyTorch's ``_in_projection_packed``: self-attention is one ``linear`` with
-        the packed weight, its ``(L, N, 3E)`` result seen as ``(3, L, N, E)`` (``unflatten``, ``unsqueeze``,
-        ``transpose``, ``squeeze``, ``contiguous``) and selected; a shared key and value one ``linear`` for both."""
-        w, b, E = self.in_proj_weight, self.in_proj_bias, self.embed_dim
-        if not self._qkv_same_embed_dim:
-            bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
-            return (F.linear(query, self.q_proj_weight, bq), F.linear(key, self.k_proj_weight, bk),
-                    F.linear(value, self.v_proj_weight, bv))
-        if key is value:
-            if query is key:
-                proj = _packed(F.linear(query, w, b), 3, E)
-                return proj[0], proj[1], proj[2]
-            wq, wkv = ops.split(w, [E, 2 * E])
-            bq, bkv = (None, None) if b is None else ops.split(b, [E, 2 * E])
-            kv = _packed(F.linear(key, wkv, bkv), 2, E)
-            return F.linear(query, wq, bq), kv[0], kv[1]
-        wq, wk, wv = ops.chunk(w, 3, 0)
-        bq, bk, bv = (None, None, None) if b is None else ops.chunk(b, 3, 0)
-        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
-
     def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
                 need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
-        """PyTorch's ``multi_head_attention_forward``, step for step (its graph is PyTorch's): sequence-first
-        ``(L, N, E)`` work, the heads as ``(N * H, L, head_dim)`` batches; with ``need_weights`` the scores are
-        ``bmm`` (``baddbmm`` with a mask), ``softmax``, dropout and ``bmm``; without, the heads go to
-        ``scaled_dot_product_attention`` as ``(N, H, L, head_dim)``."""
-        batched = self._check(query, key, value, key_padding_mask, attn_mask, is_causal)
+        """PyTorch's ``multi_head_attention_forward`` on the module's parameters, after the checks: the code of
+        ``F.multi_head_attention_forward`` (``F._attention``), as PyTorch's module calls the functional form;
+        ``batch_first`` inputs are made sequence-first for it and the output made batch-first again."""
+        batched = F._check_attention(query, key, value, key_padding_mask, attn_mask, is_causal, self.embed_dim,
+                                   self.kdim, self.vdim, self.num_heads, self.batch_first)
         if self.batch_first and batched:  # sequence-first, keeping which of them are the same tensor
             if key is value:
                 if query is key:
@@ -232,78 +139,14 @@ class MultiheadAttention(Module):
                     value = key
             else:
                 query, key, value = (ops.transpose(t, 1, 0) for t in (query, key, value))
-        out, weights = self._attend(query, key, value, key_padding_mask, need_weights, attn_mask,
-                                    average_attn_weights, is_causal, batched)
+        out, weights = F._attention(
+            query, key, value, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k, self.bias_v,
+            self.add_zero_attn, self.dropout if self.training else 0.0, self.out_proj.weight, self.out_proj.bias,
+            key_padding_mask, need_weights, attn_mask, (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight),
+            average_attn_weights, is_causal, batched)
         if self.batch_first and batched:
             out = ops.transpose(out, 1, 0)
         return out, weights
-
-    def _attend(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None, need_weights: bool,
-                attn_mask: Tensor | None, average_attn_weights: bool, is_causal: bool,
-                batched: bool) -> tuple[Tensor, Tensor | None]:
-        if not batched:
-            same_qk, same_kv = query is key, key is value
-            query = ops.unsqueeze(query, 1)
-            key = query if same_qk else ops.unsqueeze(key, 1)
-            value = key if same_kv else ops.unsqueeze(value, 1)
-            if key_padding_mask is not None:
-                key_padding_mask = ops.unsqueeze(key_padding_mask, 0)
-        L, N, E = query.shape
-        H, hd = self.num_heads, self.head_dim
-        kpm = _float_mask(key_padding_mask, "key_padding_mask", query)
-        if is_causal and kpm is None and not need_weights:
-            mask = None  # SDPA's is_causal hint stands for the mask
-        else:
-            mask = _float_mask(attn_mask, "attn_mask", query)
-            if kpm is not None:
-                is_causal = False
-        q, k, v = self._project(query, key, value)
-        if mask is not None and mask.ndim == 2:
-            mask = ops.unsqueeze(mask, 0)
-        if self.bias_k is not None:  # one more key and value, the same for every sample
-            k = ops.cat([k, self.bias_k.repeat(1, N, 1)])
-            v = ops.cat([v, self.bias_v.repeat(1, N, 1)])
-            mask, kpm = _pad_last(mask), _pad_last(kpm)
-        q = ops.transpose(ops.view(q, (L, N * H, hd)), 0, 1)
-        k = ops.transpose(ops.view(k, (k.shape[0], N * H, hd)), 0, 1)
-        v = ops.transpose(ops.view(v, (v.shape[0], N * H, hd)), 0, 1)
-        if self.add_zero_attn:  # one more all-zero key and value per head
-            zeros = ops.fill(ops.getitem(k, (slice(None), slice(0, 1))), 0.0).detach()
-            k, v = ops.cat([k, zeros], 1), ops.cat([v, zeros], 1)
-            mask, kpm = _pad_last(mask), _pad_last(kpm)
-        S = k.shape[1]
-        if kpm is not None:  # merged into the mask, one row per (sample, head)
-            kpm = ops.reshape(ops.expand(ops.view(kpm, (N, 1, 1, S)), (N, H, 1, S)), (N * H, 1, S))
-            mask = kpm if mask is None else ops.add(mask, kpm)
-        p = self.dropout if self.training else 0.0
-        if need_weights:
-            q_scaled = ops.mul(q, math.sqrt(1.0 / float(hd)))
-            kt = ops.transpose(k, -2, -1)
-            scores = ops.bmm(q_scaled, kt) if mask is None else ops.baddbmm(mask, q_scaled, kt)
-            weights = ops.softmax(scores, -1)
-            if p > 0.0:
-                weights = F.dropout(weights, p, True)
-            heads = ops.bmm(weights, v)
-            out = self.out_proj(ops.reshape(ops.transpose(heads, 0, 1), (L * N, E)))
-            out = ops.view(out, (L, N, out.shape[1]))
-            weights = ops.view(weights, (N, H, L, S))
-            if average_attn_weights:
-                weights = ops.mean(weights, 1)
-            if not batched:
-                out, weights = ops.squeeze(out, 1), ops.squeeze(weights, 0)
-            return out, weights
-        if mask is not None:
-            mask = ops.unsqueeze(mask, 0) if mask.shape[0] == 1 and mask.ndim == 3 else ops.view(mask, (N, H, -1, S))
-        q, k, v = ops.view(q, (N, H, L, hd)), ops.view(k, (N, H, S, hd)), ops.view(v, (N, H, S, hd))
-        heads = F.scaled_dot_product_attention(q, k, v, mask, p, is_causal)
-        out = self.out_proj(ops.view(ops.permute(heads, (2, 0, 1, 3)).contiguous(), (N * L, E)))
-        out = ops.view(out, (L, N, out.shape[1]))
-        return (ops.squeeze(out, 1) if not batched else out), None
-
-
-def _packed(proj: Tensor, parts: int, width: int) -> Tensor:
-    """``(L, N, parts * E)`` as ``(parts, L, N, E)``, row-major (PyTorch's steps, each a node)."""
-    return ops.squeeze(ops.transpose(ops.unsqueeze(ops.unflatten(proj, -1, (parts, width)), 0), 0, -2), -2).contiguous()
 
 
 def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:

@@ -1,4 +1,5 @@
 """The LU factorization's packed form: ``linalg.lu_factor`` (and ``lu_factor_ex``, ``torch.lu``) makes it,
+``linalg.lu`` gives it unpacked (``P``, ``L``, ``U`` from one node),
 ``lu_unpack`` (``P``, ``L``, ``U`` from ``(LU, pivots)``) unpacks it and ``linalg.lu_solve`` (the ``X`` with
 ``A X = B`` from it; ``torch.lu_solve`` its older spelling) uses it.
 
@@ -9,6 +10,7 @@ diagonal of ``LU``, the unit lower-triangular ``L`` below it, and ``A = P L U`` 
 - ``(LU, pivots) = lu_factor(A)``: with ``P^T dA = dL U + L dU`` and ``L^-1 dL`` strictly lower, ``dU U^-1``
   upper, ``gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T`` (a wide or tall ``A``: its extra columns or
   rows through ``U`` or ``L`` alone, ``linalg_lu_factor_ex_backward``);
+- ``(P, L, U) = linalg.lu(A)``: the same formula (``lu_grad``) from ``gL`` and ``gU`` directly;
 - ``(L, U) = lu_unpack(LU)``: ``gLU = tril(gL, -1) + triu(gU)``, each where its factor sits in ``LU``
   (``P`` comes from its own op, without gradient, as PyTorch's ``P`` has none);
 - ``X = A^-1 B`` (``lu_solve``): ``gB = A^-T G``, ``gA = -gB X^T`` (the adjoint and right-hand forms
@@ -87,11 +89,33 @@ def _lu_square_grad(ops: Any, L: Any, U: Any, M: Any) -> Any:
     return ops.linalg_solve_triangular(_mT(ops, U), x, False, False, False)
 
 
+def lu_grad(ops: Any, L: Any, U: Any, gL: Any, gU: Any) -> Any:
+    """PyTorch's ``linalg_lu_backward`` (torch/csrc/autograd/FunctionsManual.cpp) before ``P``: the gradient of
+    ``A`` from those of ``L`` (``m x k``, strictly lower part) and ``U`` (``k x n``, upper part), ``gA = P`` times it.
+    Square: ``L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T``. A wide ``A = P L [U1 | U2]`` adds ``gA2 = L^-T gU2``
+    and takes ``gU2 U2^T`` off ``L^T gL``; a tall ``A = P [L1; L2] U`` adds ``gA2 = gL2 U^-T`` and takes
+    ``L2^T gL2`` off ``gU U^T``. Shared by ``linalg.lu_factor`` (its packed gradient split in two) and ``linalg.lu``."""
+    m, n = L.shape[-2], U.shape[-1]
+    gL, gU = ops.tril(gL, -1), ops.triu(gU)
+    if m == n:
+        return _lu_square_grad(ops, L, U, ops.add(ops.tril(ops.matmul(L, gL, transpose_x=True), -1),
+                                                  ops.triu(ops.matmul(gU, U, transpose_y=True))))
+    if m < n:
+        U1, U2, gU1, gU2 = _cols(ops, U, 0, m), _cols(ops, U, m, n), _cols(ops, gU, 0, m), _cols(ops, gU, m, n)
+        low = ops.sub(ops.matmul(L, gL, transpose_x=True), ops.matmul(gU2, U2, transpose_y=True))
+        ga1 = _lu_square_grad(ops, L, U1, ops.add(ops.tril(low, -1), ops.triu(ops.matmul(gU1, U1, transpose_y=True))))
+        return ops.concat([ga1, ops.linalg_solve_triangular(_mT(ops, L), gU2, True, True, True)], -1)
+    L1, L2 = ops.getitem(L, (Ellipsis, slice(0, n), slice(None))), ops.getitem(L, (Ellipsis, slice(n, m), slice(None)))
+    gL1, gL2 = ops.getitem(gL, (Ellipsis, slice(0, n), slice(None))), ops.getitem(gL, (Ellipsis, slice(n, m), slice(None)))
+    up = ops.sub(ops.matmul(gU, U, transpose_y=True), ops.matmul(L2, gL2, transpose_x=True))
+    ga1 = _lu_square_grad(ops, L1, U, ops.add(ops.tril(ops.matmul(L1, gL1, transpose_x=True), -1), ops.triu(up)))
+    return ops.concat([ga1, ops.linalg_solve_triangular(_mT(ops, U), gL2, False, False, False)], -2)
+
+
 @linalg_lu_factor_ex_op.def_backward
 def linalg_lu_factor_ex_backward(ctx: Any, grads: Any) -> tuple[Any]:
-    """PyTorch's ``linalg_lu_backward``: for a square ``A``, ``gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T``.
-    A wide ``A = P L [U1 | U2]`` adds ``gA2 = P L^-T gU2`` and takes ``gU2 U2^T`` off ``L^T gL``; a tall ``A = P
-    [L1; L2] U`` adds ``gA2 = P gL2 U^-T`` and takes ``L2^T gL2`` off ``gU U^T``. ``pivots`` and ``info`` take none."""
+    """``gA = P lu_grad(L, U, gL, gU)``, the packed gradient split where ``L`` and ``U`` sit in ``LU``; ``pivots``
+    and ``info`` take none."""
     g = grads[0] if isinstance(grads, list) else grads
     lu, pivots = ctx.saved()
     ops = ctx.ops
@@ -100,21 +124,7 @@ def linalg_lu_factor_ex_backward(ctx: Any, grads: Any) -> tuple[Any]:
         return (ops.fill(g, 0.0),)
     k = min(m, n)
     L, U = ops.lu_unpack(lu)
-    gL, gU = ops.tril(_cols(ops, g, 0, k), -1), ops.triu(ops.getitem(g, (Ellipsis, slice(0, k), slice(None))))
-    if m == n:
-        ga = _lu_square_grad(ops, L, U, ops.add(ops.tril(ops.matmul(L, gL, transpose_x=True), -1),
-                                                ops.triu(ops.matmul(gU, U, transpose_y=True))))
-    elif m < n:
-        U1, U2, gU1, gU2 = _cols(ops, U, 0, m), _cols(ops, U, m, n), _cols(ops, gU, 0, m), _cols(ops, gU, m, n)
-        low = ops.sub(ops.matmul(L, gL, transpose_x=True), ops.matmul(gU2, U2, transpose_y=True))
-        ga1 = _lu_square_grad(ops, L, U1, ops.add(ops.tril(low, -1), ops.triu(ops.matmul(gU1, U1, transpose_y=True))))
-        ga = ops.concat([ga1, ops.linalg_solve_triangular(_mT(ops, L), gU2, True, True, True)], -1)
-    else:
-        L1, L2 = ops.getitem(L, (Ellipsis, slice(0, n), slice(None))), ops.getitem(L, (Ellipsis, slice(n, m), slice(None)))
-        gL1, gL2 = ops.getitem(gL, (Ellipsis, slice(0, n), slice(None))), ops.getitem(gL, (Ellipsis, slice(n, m), slice(None)))
-        up = ops.sub(ops.matmul(gU, U, transpose_y=True), ops.matmul(L2, gL2, transpose_x=True))
-        ga1 = _lu_square_grad(ops, L1, U, ops.add(ops.tril(ops.matmul(L1, gL1, transpose_x=True), -1), ops.triu(up)))
-        ga = ops.concat([ga1, ops.linalg_solve_triangular(_mT(ops, U), gL2, False, False, False)], -2)
+    ga = lu_grad(ops, L, U, _cols(ops, g, 0, k), ops.getitem(g, (Ellipsis, slice(0, k), slice(None))))
     return (ops.matmul(ops.lu_permutation(lu, pivots), ga),)
 
 
@@ -173,6 +183,72 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     _infer_lu_factor("linalg_lu_factor_ex", A._data, _check_pivot("lu", "pivot", 1, pivot))
     LU, pivots, info = linalg_lu_factor_ex_op(A, pivot)
     return return_types._lu_with_info(LU, pivots, info) if check_bool("lu", "get_infos", 2, get_infos) else (LU, pivots)
+
+
+# -- linalg.lu: P, L, U in one node ---------------------------------------------------------------------------
+
+
+
+def _infer_linalg_lu(op: str, a: Any, pivot: bool = True) -> list[Any]:
+    """InferMeta: ``L`` ``(m, k)``, ``U`` ``(k, n)`` and getrf's pivots (``k``, int32: minigrad-internal, ``P`` is
+    made from them), in PyTorch's words for a vector or a non-floating ``A``."""
+    if a.ndim < 2:
+        raise RuntimeError(f"linalg.lu: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead")
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
+    *batch, m, n = a.shape
+    k = min(m, n)
+    return [((*batch, m, k), a.dtype), ((*batch, k, n), a.dtype), ((*batch, k), np.dtype(np.int32))]
+
+
+@register_kernel("linalg_lu", Backend.CPU, dtypes=_DTYPES, name="cpu/linalg_lu")
+def linalg_lu_cpu(a: np.ndarray, pivot: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """getrf (``lu_factor_arrays``), then its packed result unpacked (``lu_unpack_arrays``)."""
+    lu, pivots, _ = lu_factor_arrays(np, a)
+    L, U = lu_unpack_arrays(np, lu)
+    return L, U, pivots
+
+
+linalg_lu_op = defop(
+    "linalg_lu", inputs=("A",), attrs=(Attr("pivot", True, _check_pivot),), infer_meta=_infer_linalg_lu,
+    save=("out", "out1", "out2"), amp="deny", out=False,
+    doc="(L, U, pivots): A = P L U with partial pivoting, L unit lower (m x k), U upper (k x n); P from the pivots")
+
+
+@linalg_lu_op.def_backward
+def linalg_lu_backward(ctx: Any, grads: Any) -> tuple[Any]:
+    """PyTorch's ``LinalgLuBackward0``: ``gA = P lu_grad(L, U, gL, gU)`` (a missing one of ``gL``, ``gU`` is 0)."""
+    L, U, pivots = ctx.saved()
+    ops = ctx.ops
+    gL, gU = grads[0], grads[1]
+    m, n = L.shape[-2], U.shape[-1]
+    if gL is None and gU is None:
+        return (None,)
+    gL = ops.fill(L, 0.0) if gL is None else gL
+    gU = ops.fill(U, 0.0) if gU is None else gU
+    if m == 0 or n == 0:
+        return (ops.fill(ops.matmul(L, U), 0.0),)
+    return (ops.matmul(ops.lu_permutation(L, pivots), lu_grad(ops, L, U, gL, gU)),)
+
+
+def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
+    """``torch.linalg.lu``: ``(P, L, U)`` with ``A = P L U``, ``L`` unit lower-triangular ``(m, k)``, ``U`` upper
+    ``(k, n)``, ``k = min(m, n)``, over any batch dims. ``L`` and ``U`` come from one node (``LinalgLuBackward0``);
+    ``P`` takes no gradient. ``pivot=False`` is refused on the CPU, in PyTorch's words.
+
+    Example:
+        >>> import minigrad as mg
+        >>> P, L, U = mg.linalg.lu(mg.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        >>> P.tolist(), L.tolist(), U.tolist()
+        ([[0.0, 1.0], [1.0, 0.0]], [[1.0, 0.0], [0.3333333432674408, 1.0]], [[3.0, 4.0], [0.0, 0.6666666269302368]])
+    """
+    check_tensor("linalg.lu", "A", 0, A)
+    pivot = check_bool("linalg.lu", "pivot", 1, pivot)
+    _infer_linalg_lu("linalg_lu", A._data, pivot)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    L, U, pivots = linalg_lu_op(A, pivot)
+    return return_types.linalg_lu(lu_permutation(L, pivots), L, U)
 
 
 # -- lu_unpack ------------------------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Optimizers (``mg.optim``): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS, Rprop,
-ASGD.
+ASGD, Adafactor, Muon.
 
 One module per family: ``optimizer.py`` (the ``Optimizer`` base: parameter groups,
 state, ``zero_grad``, ``state_dict``), ``sgd.py``, ``adam.py`` (the Adam family) and
-``adaptive.py`` (RMSprop, Adagrad, Adadelta), ``lbfgs.py`` (L-BFGS, with a closure), ``rprop.py`` and ``asgd.py``;
+``adaptive.py`` (RMSprop, Adagrad, Adadelta), ``lbfgs.py`` (L-BFGS, with a closure), ``rprop.py``, ``asgd.py``, ``adafactor.py`` and ``muon.py``;
 ``lr_scheduler.py`` changes the groups' learning rates. Every ``step`` takes PyTorch's optional ``closure``
 and runs the step hooks (``register_step_pre_hook``; ``optimizer.register_optimizer_step_pre_hook`` for all).
 
@@ -28,16 +28,18 @@ Example:
 from __future__ import annotations
 
 from . import lr_scheduler  # schedulers adjust the groups' lr
+from .adafactor import Adafactor
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
 from .adaptive import Adadelta, Adagrad, RMSprop
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .optimizer import Optimizer
 from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam",
-           "LBFGS", "Rprop", "ASGD", "lr_scheduler"]
+           "LBFGS", "Rprop", "ASGD", "Adafactor", "Muon", "lr_scheduler"]
 
 
 def __dir__() -> list[str]:

@@ -44,6 +44,10 @@ TORCH_NODE_NAMES: dict[str, str] = {
     "histogram": "NotImplemented",  # (the same: torch.histogram has no derivative)
     "_sample_dirichlet": "NotImplemented",  # (the same: torch._sample_dirichlet, ops/distributions.py)
     "_dirichlet_grad": "NotImplemented",  # (the same)
+    "binomial": "NotImplemented",  # (the same: torch.binomial, ops/binomial.py)
+    "ctc_loss_backward": "NotImplemented",  # (the same: _ctc_loss_backward, ops/ctc_loss.py)
+    "linalg_ldl_factor_ex": "NotImplemented",  # (the same: torch.linalg.ldl_factor, ops/ldl.py)
+    "linalg_ldl_solve": "NotImplemented",  # (the same)
     "diagonal_copy": "DiagonalBackward0_copy",  # torch.diag of a matrix: diagonal_copy's node, so named
     "copy_": "CopyBackwards",  # x.copy_(src); zero_ is ZeroBackward0 by the rule
     "fill_": "FillBackward2",  # fill_.Scalar; torch.fill (the op fill) is fill.Scalar, FillBackward0

@@ -1259,3 +1259,21 @@ def test_a_repeated_number_gets_its_kept_tensor_unless_a_recorder_listens():
     made = [e for e in rec.events if e.kind == "tensor.create" and list(e.shape) == []]
     assert len({e.tensor for e in made}) == 2 and kept._id not in {e.tensor for e in made}
     assert y.grad_fn is not z.grad_fn
+
+
+@counted
+def test_an_in_place_op_on_a_0_d_gpu_tensor_stays_on_the_device():
+    """A running total or a step count (``total += loss``, ``num_batches_tracked += 1``) is a 0-d tensor changed
+    in place; its new value was written back through a host read (a copy and a sync each call)."""
+    fake = _fake()
+    total, loss = mg.zeros((), device="gpu"), mg.ones(3, device="gpu").sum()
+    count = mg.zeros((), dtype=mg.int64, device="gpu")
+    steps = [lambda: total.add_(loss), lambda: total.mul_(0.5), lambda: count.add_(1), lambda: total.copy_(loss)]
+    for step in steps:
+        step()
+        fake.reset_counts()
+        step()
+        c = fake.counts()
+        assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+    np.testing.assert_array_equal(total.cpu().numpy(), 3.0)
+    assert count.item() == 2

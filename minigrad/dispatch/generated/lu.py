@@ -16,6 +16,35 @@ from minigrad.tensor import Tensor
 from minigrad.tracing import bus
 
 
+linalg_lu_op = OPS['linalg_lu']
+
+
+def linalg_lu_dygraph_function(A, attrs):
+    """``linalg_lu`` after the API layer (``minigrad codegen linalg_lu`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(linalg_lu_op, [A], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (linalg_lu_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, A._dtype, A._device, A._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(linalg_lu_op, [A], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(linalg_lu_op, [A], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(linalg_lu_op, entry.kernel, (A._data,), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(linalg_lu_op, [A], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (A._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(linalg_lu_op, (A,), attrs, (out_t,))
+    return out_t
+
+
 linalg_lu_factor_ex_op = OPS['linalg_lu_factor_ex']
 
 

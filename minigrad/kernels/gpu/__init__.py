@@ -18,6 +18,7 @@ imports the kernel modules (they import CuPy themselves), whose
   ``GPUDNN`` and direct hand-written kernels as ``GPU`` -, max_pool2d
   (forward, gradient, select) and mse_loss, hand-written (``conv_src.py``);
 - ``pooling``: adaptive max pooling and max unpooling (positions within a plane), CuPy's functions;
+- ``fractional``: fractional max pooling (windows placed by samples), CuPy's functions;
 - ``optim``: the optimizers' multi-tensor (``_foreach_*``) and fused (``_fused_sgd_``,
   ``_fused_adam_``) kernels, many tensors per launch (``optim_src.py``).
 
@@ -56,6 +57,7 @@ def load() -> None:
     from . import special  # noqa: F401  (the torch.special kernels: registration side effects)
     from . import conv, elementwise, library, linalg, nn, numbers, optim, pooling, reduce, shape  # noqa: F401  (registration side effects)
     from . import volume  # noqa: F401  (the 3-D convolutions and pools: registration side effects)
+    from . import fractional  # noqa: F401  (fractional max pooling: registration side effects)
 
     _loaded = True
 
