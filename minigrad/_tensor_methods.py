@@ -64,9 +64,7 @@ def _setitem(self: Tensor, index: Any, value: Any) -> None:
     if mask is not None:  # x[mask] = number: no position (so no count) needed, the mask itself is the index
         number = Tensor._scalar(value, self._dtype, self._device)
         # (region: a 0-d value fits any; the region's size would need the mask's count)
-        # (a CPU mask copied: the node keeps it for the backward, and the mask may be rewritten after)
-        kept = mask._data.copy() if mask._device == "cpu" else mask._data
-        run_inplace(self, "setitem", lambda: put_values(self, (kept,), number, region=()))
+        run_inplace(self, "setitem", lambda: put_values(self, (mask._data,), number, region=()))
         return
     # a GPU integer index stays on the device (its range checked there): reading it would make the host wait
     idx = _normalize_index("setitem", index, keep_device=self._device != "cpu", shape=self.shape)

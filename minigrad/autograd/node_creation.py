@@ -89,6 +89,24 @@ def require_any_grad(op: "OpDef", inputs: list[Any]) -> bool:
     return False
 
 
+# NOTE [ A node keeps its own index ]
+#
+# An indexing op (x[idx], index_put, index_select, take, masked_select ...) reads its index as arrays,
+# which are the index tensor's own memory; its node keeps them for the backward. PyTorch saves the index
+# tensor and refuses a backward after it was changed in place; minigrad's node copies the arrays when
+# it is made, so a mask or an index rewritten after the forward (reused for the next batch) leaves the
+# gradient of the forward that ran. Only a node pays for the copy: x[idx] under no_grad, or of a tensor
+# that needs no gradient, reads the index where it is.
+def _kept_index(attrs: dict[str, Any], index: Any) -> dict[str, Any]:
+    if hasattr(index, "shape"):
+        kept = index.copy()
+    elif isinstance(index, tuple) and any(hasattr(i, "shape") for i in index):
+        kept = type(index)([i.copy() if hasattr(i, "shape") else i for i in index])
+    else:
+        return attrs
+    return {**attrs, "index": kept}
+
+
 def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs: list[Any], rec: Any = None) -> GradNode:
     """The grad node of one op call, in Paddle's order (see the module docstring); announced to
     ``rec``, the active recorder (or None). Node creation cannot fail: the kernel ran first."""
@@ -140,6 +158,9 @@ def create_grad_node(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], outs
         slot += 1
     # SetGradInMeta (shape, dtype and device of each output; shared: NOTE [ Lean graph data ]), then
     # SetOutRankWithSlot and SetHistory: output ``slot``'s gradient comes from this node.
+    index = attrs.get("index")
+    if index is not None and type(index) is not int:
+        attrs = _kept_index(attrs, index)
     cls = op.node_class if op.node_class_of is None else op.node_class_of(inputs, attrs)
     if len(outs) == 1:
         t = outs[0]

@@ -42,8 +42,11 @@ class Linear(Module):
                  dtype: Any = None) -> None:
         super().__init__()
         for nm, v in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                raise TypeError(f"Linear(): argument '{nm}' must be a positive int, but got {v!r}")
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"Linear(): argument '{nm}' must be an int, but got {v!r}")
+        if in_features < 0 or out_features < 0:  # (0 is a layer of no units, as PyTorch's)
+            bad = in_features if in_features < 0 else out_features
+            raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: [{out_features}, {in_features}]")
         self.in_features = in_features
         self.out_features = out_features
         self.weight = _new_parameter((out_features, in_features), dtype, device=device)

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ShapeError
+from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels.array_kernels import (euclidean_dist_arrays, pdist_arrays, pdist_backward_arrays, row_differences,
                                      vector_norm_arrays)
@@ -486,7 +487,7 @@ def _infer_dist(op: str, x: Any, y: Any, p: float = 2.0) -> tuple[tuple[int, ...
     """InferMeta: a 0-d result of the floating dtype the two promote to; their shapes broadcast."""
     im.broadcast(op, x, y)
     dtype = np.result_type(x.dtype, y.dtype)
-    if dtype.kind != "f":
+    if not _dt.is_floating_np(dtype):
         raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
                            f"{im.scalar_type_name(dtype)} instead.")
     return (), dtype

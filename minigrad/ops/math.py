@@ -655,7 +655,7 @@ def where_backward(ctx: Any, grad: Any) -> tuple[Any, ...]:
 
 def _clip_meta(op: str, x: Any, min: Any = None, max: Any = None) -> Any:
     """Like x; an integer tensor clamped to float bounds becomes float32 (as in PyTorch)."""
-    if x.dtype.kind != "f" and any(isinstance(b, float) for b in (min, max)):
+    if not _dt.is_floating_np(x.dtype) and any(isinstance(b, float) for b in (min, max)):
         return x.shape, _dt.float32.np
     return x.shape, x.dtype
 
@@ -663,7 +663,7 @@ def _clip_meta(op: str, x: Any, min: Any = None, max: Any = None) -> Any:
 @register_kernel("clip", CPU, dtypes=NUMERIC_DTYPES, name="cpu/clip")
 def clip_cpu(x, min=None, max=None):
     # An integer tensor with a float bound is clamped in float32 (InferMeta says so too).
-    dtype = np.float32 if x.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)) else x.dtype
+    dtype = np.float32 if not _dt.is_floating_np(x.dtype) and (isinstance(min, float) or isinstance(max, float)) else x.dtype
     return np.asarray(np.clip(x.astype(dtype, copy=False), min, max), dtype=dtype)
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
@@ -62,7 +63,7 @@ def _check_ord(op: str, name: str, pos: int, v: Any) -> float:
 
 def infer_vector_norm(op: str, x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
     """InferMeta: the reduced shape; floating inputs only; an empty reduction only for ``0 <= ord < inf`` (no identity otherwise)."""
-    if x.dtype.kind != "f":
+    if not _dt.is_floating_np(x.dtype):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
     dims = im.reduced_dims(op, dim, x.ndim)
     if (ord < 0 or ord == _INF) and (x.size == 0 and (not dims or any(x.shape[d] == 0 for d in dims))):

@@ -323,10 +323,7 @@ def _normalize_index(op: str, index: Any, keep_device: bool = False, shape: tupl
                 # array: reading its value would make the host wait
                 out.append(int(to_numpy(item._data)))
             else:
-                # a copy: the op keeps its index for the backward, and the tensor may change after it
-                # (a mask reused and rewritten in place), which PyTorch's saved index refuses at backward
-                arr = to_numpy(item._data)
-                out.append(arr.copy() if item._device == "cpu" else arr)
+                out.append(to_numpy(item._data))
         elif hasattr(item, "shape") and device_of_array(item) != "cpu":
             # a device array: an index normalized before (the saved index of getitem, which its backward's
             # getitem_grad is given); CuPy's arrays are no NumPy arrays, and np.asarray of one refuses

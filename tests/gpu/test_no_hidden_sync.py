@@ -1277,3 +1277,19 @@ def test_an_in_place_op_on_a_0_d_gpu_tensor_stays_on_the_device():
         assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
     np.testing.assert_array_equal(total.cpu().numpy(), 3.0)
     assert count.item() == 2
+
+
+@counted
+def test_a_gpu_index_rewritten_after_the_forward_leaves_the_gradient_of_the_forward():
+    """The node keeps a copy of its index on the device (NOTE [ A node keeps its own index ]): one device copy,
+    no host copy, no sync; the gradient is the forward's, where the index's rewrite changed it before."""
+    fake = _fake()
+    w = mg.arange(4.0).to("gpu").requires_grad_()
+    idx = mg.tensor([0, 0, 3]).to("gpu")
+    fake.reset_counts()
+    y = w[idx]
+    c = fake.counts()
+    assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
+    idx.copy_(mg.tensor([1, 2, 2]).to("gpu"))
+    (y * mg.tensor([1.0, 2.0, 3.0]).to("gpu")).sum().backward()
+    np.testing.assert_array_equal(w.grad.cpu().numpy(), [3.0, 0.0, 0.0, 3.0])
