@@ -50,6 +50,7 @@ from .ops import __all__ as _ops_all
 from . import _tensor_methods  # noqa: F401  (operators and methods)
 from .serialization import load, save
 from .storage import TypedStorage, UntypedStorage  # also Tensor.untyped_storage() and Tensor.storage()
+from . import _tensor_methods_more  # noqa: E402,F401  (resize_, share_memory_, dim_order ... the rest of Tensor)
 from .tensor_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
                            LongTensor, ShortTensor)
 # PyTorch's forms of four ops, exported here explicitly: ``mg.add``/``mg.sub`` take alpha= (ops/math.py),
@@ -172,6 +173,7 @@ from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled  
 
 cuda.amp = amp.cuda_amp
 __all__ += ["amp", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]
+from .torch_functions import *  # noqa: E402,F401,F403,A001  (PyTorch's other top-level functions: torch_functions.py)
 
 
 def __getattr__(name: str) -> object:

@@ -14,6 +14,8 @@ import pytest
 
 import minigrad as mg
 from gradcheck import gradcheck
+from test_distributions_gamma import bits, same_bits, same_generator_after  # noqa: F401  (bits: used below)
+from test_distributions_more import same_moments_shapes_and_reprs
 
 torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.torch
@@ -22,20 +24,6 @@ D = mg.distributions
 DTYPES = [(np.float32, mg.float32, torch.float32), (np.float64, mg.float64, torch.float64)]
 
 
-def bits(a: Any) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(a)).view(np.uint8)
-
-
-def same_bits(m: Any, t: Any) -> None:
-    m, t = m.detach().numpy(), t.detach().numpy()
-    assert m.dtype == t.dtype and m.shape == t.shape
-    assert np.array_equal(bits(m), bits(t)), (m, t)
-
-
-def same_generator_after() -> None:
-    """The generators are in the same state: the cached Box-Muller twin (a one-element ``randn``) and the words."""
-    assert mg.randn(1, dtype=mg.float64).item() == torch.randn(1, dtype=torch.float64).item()
-    assert np.array_equal(mg.rand(3, dtype=mg.float64).numpy(), torch.rand(3, dtype=torch.float64).numpy())
 
 
 def seed_both(seed: int) -> None:
@@ -194,20 +182,8 @@ def test_scores_and_their_gradients_equal_pytorch(name: str, method: str) -> Non
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_moments_shapes_and_reprs_equal_pytorch(name: str) -> None:
-    m_dist, _ = build(name, mg, rg=False)
-    t_dist, _ = build(name, torch, rg=False)
-    assert str(m_dist).replace("minigrad", "torch") == str(t_dist)
-    assert (tuple(m_dist.batch_shape), tuple(m_dist.event_shape)) == (tuple(t_dist.batch_shape),
-                                                                      tuple(t_dist.event_shape))
-    for moment in ("mean", "mode", "variance", "stddev"):
-        try:
-            t_moment = getattr(t_dist, moment)
-        except NotImplementedError:
-            with pytest.raises(NotImplementedError):
-                getattr(m_dist, moment)
-            continue
-        np.testing.assert_allclose(getattr(m_dist, moment).numpy(), t_moment.numpy(), rtol=1e-12, atol=1e-14)
-    assert str(m_dist.support).replace("minigrad", "torch") == str(t_dist.support)
+    m_dist, t_dist = build(name, mg, rg=False)[0], build(name, torch, rg=False)[0]
+    same_moments_shapes_and_reprs(m_dist, t_dist)
     assert {k: str(v) for k, v in m_dist.arg_constraints.items()} == {
         k: str(v).replace("torch", "minigrad") for k, v in t_dist.arg_constraints.items()}
     assert (m_dist.has_rsample, m_dist.has_enumerate_support) == (t_dist.has_rsample, t_dist.has_enumerate_support)

@@ -124,8 +124,11 @@ def test_scores_and_their_gradients_equal_pytorch(name: str, method: str) -> Non
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_moments_shapes_and_reprs_equal_pytorch(name: str) -> None:
-    m_dist, _ = build(name, mg, rg=False)
-    t_dist, _ = build(name, torch, rg=False)
+    same_moments_shapes_and_reprs(build(name, mg, rg=False)[0], build(name, torch, rg=False)[0])
+
+
+def same_moments_shapes_and_reprs(m_dist: Any, t_dist: Any) -> None:
+    """The printed distribution, its shapes, moments (or PyTorch's refusal of one) and support, as PyTorch's."""
     assert str(m_dist).replace("minigrad", "torch") == str(t_dist)
     assert (tuple(m_dist.batch_shape), tuple(m_dist.event_shape)) == (tuple(t_dist.batch_shape),
                                                                       tuple(t_dist.event_shape))

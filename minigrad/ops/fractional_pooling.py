@@ -28,11 +28,10 @@ from ..creation import rand
 from ..dtypes import FLOAT_DTYPES
 from ..kernels.fractional_windows import fractional_positions
 from ..kernels.key import Backend
-from ..kernels.pool_windows import plane_gather, plane_scatter
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from ._checks import _is_int, check_shape, check_tensor, scalar_type_name
-from .index_pooling import _gathered_planes
+from .index_pooling import picked_pool_ops
 from .registry import Attr, Input, defop, type_name
 
 __all__: list[str] = []  # the forms live in F (nn/functional.py), as PyTorch's
@@ -41,25 +40,16 @@ __all__: list[str] = []  # the forms live in F (nn/functional.py), as PyTorch's
 # -- the ops, for 2 and 3 dims ---------------------------------------------------------------------------------
 
 def _fractional_ops(k: int) -> tuple[Any, Any, Any]:
-    """The ``fractional_max_pool{k}d`` ops: the indices, the values read there, and the values' gradient."""
+    """The ``fractional_max_pool{k}d`` ops: the indices, the values read there, and the values' gradient (the
+    last two adaptive max pooling's, ``index_pooling.picked_pool_ops``)."""
     name = f"fractional_max_pool{k}d"
 
     def indices_cpu(x: np.ndarray, samples: np.ndarray, kernel_size: tuple[int, ...],
                     output_size: tuple[int, ...]) -> np.ndarray:
         return fractional_positions(np, x, samples.astype(x.dtype, copy=False), kernel_size, output_size)
 
-    def values_cpu(x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        return plane_gather(np, x, indices, k)
-
-    def backward_cpu(grad: np.ndarray, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        return plane_scatter(np, grad, indices, tuple(x.shape[x.ndim - k:]), np.add.at)  # windows overlap: add
-
-    for op, fn in (("indices", indices_cpu), ("values", values_cpu), ("backward", backward_cpu)):
-        fn.__name__ = f"{name}_{op}_cpu"
+    indices_cpu.__name__ = f"{name}_indices_cpu"
     register_kernel(f"{name}_indices", Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}_indices")(indices_cpu)
-    register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(values_cpu)
-    register_kernel(f"{name}_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}_backward")(backward_cpu)
-
     indices_op = defop(
         f"{name}_indices", inputs=("x", Input("samples", differentiable=False)),
         attrs=(Attr("kernel_size", check=check_shape), Attr("output_size", check=check_shape)),
@@ -68,27 +58,7 @@ def _fractional_ops(k: int) -> tuple[Any, Any, Any]:
         differentiable=False, key_inputs=(0,),
         doc=f"the flat position in each plane of each {k}-D fractional window's maximum: the first, or the last NaN "
             "(int64; windows placed by the samples)")
-    values_op = defop(
-        name, inputs=("x", Input("indices", differentiable=False)),
-        infer_meta=lambda op, x, indices: (tuple(indices.shape), x.dtype), save=("x", "indices"), key_inputs=(0,),
-        doc=f"{k}-D fractional max pooling's values: x read at the positions {name}_indices found")
-    backward_op = defop(
-        f"{name}_backward", inputs=("grad", "x", Input("indices", differentiable=False)),
-        infer_meta=lambda op, grad, x, indices: (tuple(x.shape), grad.dtype), save=("indices",), key_inputs=(0,),
-        doc=f"gradient of {name}: each output's gradient added at its position in x's plane")
-
-    @values_op.def_backward
-    def _values_backward(ctx: Any, g: Any) -> tuple[Any, None]:
-        x, indices = ctx.saved()
-        return getattr(ctx.ops, f"{name}_backward")(g, x, indices), None
-
-    @backward_op.def_backward
-    def _backward_backward(ctx: Any, h: Any) -> tuple[Any, Any, None]:
-        """The gradient read back at the positions; the input gave only its shape: zeros (PyTorch's)."""
-        (indices,) = ctx.saved()
-        return _gathered_planes(ctx.ops, h, indices, k), ctx.ops.fill(h, 0.0), None
-
-    return indices_op, values_op, backward_op
+    return (indices_op, *picked_pool_ops(name, k, "fractional"))
 
 
 fractional_max_pool2d_indices, _fractional_max_pool2d, fractional_max_pool2d_backward = _fractional_ops(2)

@@ -71,34 +71,22 @@ def _gathered_planes(ops: Any, g: Any, indices: Any, k: int) -> Any:
     return ops.reshape(ops.gather(flat_g, flat_i, len(lead)), tuple(indices.shape))
 
 
-def _adaptive_max_ops(k: int) -> tuple[Any, Any, Any]:
-    """The ``adaptive_max_pool{k}d`` ops: the indices, the values read there, and the values' gradient."""
-    name = f"adaptive_max_pool{k}d"
-
-    def indices_cpu(x: np.ndarray, output_size: tuple[int, ...]) -> np.ndarray:
-        return adaptive_max_positions(np, x, tuple(output_size))
-
+def picked_pool_ops(name: str, k: int, what: str, layout: str | None = None) -> tuple[Any, Any]:
+    """The two ops of a max pool whose windows' maxima its own indices op finds first (adaptive and fractional
+    max pooling): the values, ``x`` read at those positions of each plane (the last ``k`` dims), and their
+    gradient, added back at the positions - with both formulas (the second is PyTorch's double backward)."""
     def values_cpu(x: np.ndarray, indices: np.ndarray) -> np.ndarray:
         return plane_gather(np, x, indices, k)
 
     def backward_cpu(grad: np.ndarray, x: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        return plane_scatter(np, grad, indices, tuple(x.shape[x.ndim - k:]), np.add.at)
+        return plane_scatter(np, grad, indices, tuple(x.shape[x.ndim - k:]), np.add.at)  # windows may overlap
 
-    for op, fn in (("indices", indices_cpu), ("values", values_cpu), ("backward", backward_cpu)):
-        fn.__name__ = f"{name}_{op}_cpu"
-    register_kernel(f"{name}_indices", Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}_indices")(indices_cpu)
+    values_cpu.__name__, backward_cpu.__name__ = f"{name}_values_cpu", f"{name}_backward_cpu"
     register_kernel(name, Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}")(values_cpu)
     register_kernel(f"{name}_backward", Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}_backward")(backward_cpu)
-
-    # PyTorch keeps a channels-last image channels last in 2-D (NOTE [ A memory format passes through a CNN ])
-    layout = "memory_format" if k == 2 else None
-    indices_op = defop(f"{name}_indices", inputs=("x",), attrs=_SIZE, infer_meta=_indices_meta, differentiable=False,
-                       layout=layout,
-                       doc=f"the flat position in each plane (the last {k} dims) of each adaptive window's maximum: "
-                           "the first, or the last NaN (int64)")
     values_op = defop(name, inputs=("x", Input("indices", differentiable=False)), infer_meta=_picked_meta,
                       save=("x", "indices"), key_inputs=(0,), layout=layout,
-                      doc=f"{k}-D adaptive max pooling's values: x read at the positions {name}_indices found")
+                      doc=f"{k}-D {what} max pooling's values: x read at the positions {name}_indices found")
     backward_op = defop(f"{name}_backward", inputs=("grad", "x", Input("indices", differentiable=False)),
                         infer_meta=_scattered_meta, save=("indices",), key_inputs=(0,),
                         doc=f"gradient of {name}: each output's gradient added at its position in x's plane")
@@ -115,7 +103,25 @@ def _adaptive_max_ops(k: int) -> tuple[Any, Any, Any]:
         ops = ctx.ops
         return _gathered_planes(ops, h, indices, k), ops.fill(h, 0.0), None
 
-    return indices_op, values_op, backward_op
+    return values_op, backward_op
+
+
+def _adaptive_max_ops(k: int) -> tuple[Any, Any, Any]:
+    """The ``adaptive_max_pool{k}d`` ops: the indices, the values read there, and the values' gradient."""
+    name = f"adaptive_max_pool{k}d"
+
+    def indices_cpu(x: np.ndarray, output_size: tuple[int, ...]) -> np.ndarray:
+        return adaptive_max_positions(np, x, tuple(output_size))
+
+    indices_cpu.__name__ = f"{name}_indices_cpu"
+    register_kernel(f"{name}_indices", Backend.CPU, dtypes=FLOAT_DTYPES, name=f"cpu/{name}_indices")(indices_cpu)
+    # PyTorch keeps a channels-last image channels last in 2-D (NOTE [ A memory format passes through a CNN ])
+    layout = "memory_format" if k == 2 else None
+    indices_op = defop(f"{name}_indices", inputs=("x",), attrs=_SIZE, infer_meta=_indices_meta, differentiable=False,
+                       layout=layout,
+                       doc=f"the flat position in each plane (the last {k} dims) of each adaptive window's maximum: "
+                           "the first, or the last NaN (int64)")
+    return (indices_op, *picked_pool_ops(name, k, "adaptive", layout))
 
 
 adaptive_max_pool2d_indices, _adaptive_max_pool2d, adaptive_max_pool2d_backward = _adaptive_max_ops(2)

@@ -182,6 +182,122 @@ def adaptive_max_pool3d_indices_dygraph_function(x, attrs):
     return out_t  # no backward formula: no grad node
 
 
+fractional_max_pool2d_op = OPS['fractional_max_pool2d']
+
+
+def fractional_max_pool2d_dygraph_function(x, indices, attrs):
+    """``fractional_max_pool2d`` after the API layer (``minigrad codegen fractional_max_pool2d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fractional_max_pool2d_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (fractional_max_pool2d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(fractional_max_pool2d_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(fractional_max_pool2d_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(fractional_max_pool2d_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(fractional_max_pool2d_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(fractional_max_pool2d_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
+fractional_max_pool2d_backward_op = OPS['fractional_max_pool2d_backward']
+
+
+def fractional_max_pool2d_backward_dygraph_function(grad, x, indices, attrs):
+    """``fractional_max_pool2d_backward`` after the API layer (``minigrad codegen fractional_max_pool2d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fractional_max_pool2d_backward_op, [grad, x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (fractional_max_pool2d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(fractional_max_pool2d_backward_op, [grad, x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(fractional_max_pool2d_backward_op, [grad, x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(fractional_max_pool2d_backward_op, entry.kernel, (grad._data, x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(fractional_max_pool2d_backward_op, [grad, x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(fractional_max_pool2d_backward_op, (grad, x, indices), attrs, (out_t,))
+    return out_t
+
+
+fractional_max_pool3d_op = OPS['fractional_max_pool3d']
+
+
+def fractional_max_pool3d_dygraph_function(x, indices, attrs):
+    """``fractional_max_pool3d`` after the API layer (``minigrad codegen fractional_max_pool3d`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fractional_max_pool3d_op, [x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (fractional_max_pool3d_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(fractional_max_pool3d_op, [x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(fractional_max_pool3d_op, [x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(fractional_max_pool3d_op, entry.kernel, (x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(fractional_max_pool3d_op, [x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(fractional_max_pool3d_op, (x, indices), attrs, (out_t,))
+    return out_t
+
+
+fractional_max_pool3d_backward_op = OPS['fractional_max_pool3d_backward']
+
+
+def fractional_max_pool3d_backward_dygraph_function(grad, x, indices, attrs):
+    """``fractional_max_pool3d_backward`` after the API layer (``minigrad codegen fractional_max_pool3d_backward`` prints it)."""
+    # AMP, or a recorder: the steps one by one, each emitting its events.
+    rec = bus.recorder
+    if rec is not None or AMP.level:
+        return run_layers(fractional_max_pool3d_backward_op, [grad, x, indices], attrs, rec)
+    # Kernel layer: parse_kernel_key and select_kernel, once per kind of call
+    # (NOTE [ Kinds of call ] in kernels/api.py).
+    kind = (fractional_max_pool3d_backward_op, flags.enable_api_kernel_fallback, flags.use_gpudnn, grad._dtype, grad._device, grad._layout, x._dtype, x._device, x._layout, indices._dtype, indices._device, indices._layout)
+    entry = KINDS.get(kind)
+    if entry is None:
+        entry = kernel_of_kind(fractional_max_pool3d_backward_op, [grad, x, indices], kind)
+    if not entry:  # PrepareData, a CPU fallback or a layout transform to do
+        return run_layers(fractional_max_pool3d_backward_op, [grad, x, indices], attrs, None)
+    # InferMeta, the launch, the check of the output.
+    out = launch_and_check(fractional_max_pool3d_backward_op, entry.kernel, (grad._data, x._data, indices._data), attrs)
+    if type(out) is tuple:  # several outputs
+        return finish_outputs(fractional_max_pool3d_backward_op, [grad, x, indices], attrs, out, entry.device, entry.layout)
+    out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
+    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
+    if GRAD_MODE.enabled and out_t._dtype.is_floating and (grad._meta is not None or x._meta is not None):
+        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
+        create_grad_node(fractional_max_pool3d_backward_op, (grad, x, indices), attrs, (out_t,))
+    return out_t
+
+
 max_unpool2d_op = OPS['max_unpool2d']
 
 
