@@ -174,6 +174,11 @@ from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled  
 cuda.amp = amp.cuda_amp
 __all__ += ["amp", "GradScaler", "is_autocast_enabled", "get_autocast_dtype"]
 from .torch_functions import *  # noqa: E402,F401,F403,A001  (PyTorch's other top-level functions: torch_functions.py)
+from . import torch_functions as _torch_functions  # noqa: E402
+from ._tensor_methods_more import LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E402  (FloatStorage ...)
+
+globals().update({_cls.__name__: _cls for _cls in _LEGACY_STORAGES.values()})
+__all__ += [*_torch_functions.__all__, *(_cls.__name__ for _cls in _LEGACY_STORAGES.values())]
 
 
 def __getattr__(name: str) -> object:

@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import warnings
-import weakref
 from typing import Any, Callable
 
 import numpy as np
@@ -30,7 +29,7 @@ from .devices import (CHANNELS_LAST, array_module, format_strides, iterator_orde
                       swap_rule)
 from .kernels.strided import as_strided_view
 from .ops._checks import check_int
-from .storage import TypedStorage, UntypedStorage, _warn_typed_storage_removal
+from .storage import TypedStorage, _warn_typed_storage_removal, is_shared_array, mark_shared
 from ._tensor_methods import _TYPE_NAMES, _callback_check
 from .tensor import Tensor, VersionCounter, bases_sharing, live_views, register_view, storage_array
 
@@ -99,7 +98,7 @@ def _over(xp: Any, storage: Any, shape: tuple[int, ...], stride: tuple[int, ...]
 def _grow_storage(t: Tensor, elements: int) -> None:
     """Give ``t``'s storage ``elements`` elements, the old ones first (PyTorch's ``maybe_resize_storage``):
     a new array, and every tensor that read the old one reads the same positions of the new one."""
-    if _is_shared_storage(t):
+    if t._device == "cpu" and is_shared_array(storage_array(t)):
         raise RuntimeError("Trying to resize storage that is not resizable")
     old = storage_array(t)
     xp = array_module(t._device)
@@ -112,8 +111,6 @@ def _grow_storage(t: Tensor, elements: int) -> None:
             if u._vc is None:
                 u._vc = VersionCounter()
             u._vc.storage = new
-    if _is_shared_storage(t):
-        _SHARED[id(new)] = weakref.ref(new)
 
 
 def _resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
@@ -158,7 +155,8 @@ def _resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None
 
 class Resize(Function):
     """PyTorch's deprecated out-of-place ``x.resize(*sizes)``: a reshape that keeps the number of elements
-    (``torch/autograd/_functions/tensor.py``), its node ``ResizeBackward``."""
+    (``torch/autograd/_functions/tensor.py``), its node ``ResizeBackward``. The result is a copy, where
+    PyTorch's reads a contiguous input's storage."""
 
     @staticmethod
     def forward(ctx: Any, tensor: Tensor, sizes: tuple[int, ...]) -> Tensor:
@@ -189,22 +187,12 @@ def _resize_as(self: Tensor, tensor: Tensor) -> Tensor:
 
 
 # -- shared memory ---------------------------------------------------------------------------------------------
-# minigrad runs in one process, so moving a storage to shared memory only marks it: ``is_shared()`` is then
-# True for every tensor reading it, as PyTorch's. A GPU storage counts as shared (PyTorch: always, for CUDA).
-
-#: id of a storage array marked shared -> a weak reference to it (the entry is stale once the array dies)
-_SHARED: dict[int, Any] = {}
-
-
-def _is_shared_storage(t: Tensor) -> bool:
-    root = storage_array(t)
-    ref = _SHARED.get(id(root))
-    return ref is not None and ref() is root
-
+# (minigrad runs in one process: moving a storage to shared memory only marks it, storage.mark_shared.)
 
 def _is_shared(self: Tensor) -> bool:
-    """``x.is_shared()``: whether ``x``'s storage was moved to shared memory (``share_memory_``)."""
-    return self._device != "cpu" or _is_shared_storage(self)
+    """``x.is_shared()``: whether ``x``'s storage was moved to shared memory (``share_memory_``); a GPU tensor's
+    always counts as shared, as a CUDA tensor's does in PyTorch."""
+    return self._device != "cpu" or is_shared_array(storage_array(self))
 
 
 def _share_memory_(self: Tensor) -> Tensor:
@@ -213,14 +201,8 @@ def _share_memory_(self: Tensor) -> Tensor:
     if self._device == "cpu":
         if isinstance(self._data, np.generic):
             self._data = np.array(self._data)
-        root = storage_array(self)
-        _SHARED[id(root)] = weakref.ref(root, lambda _r, key=id(root): _SHARED.pop(key, None))
+        mark_shared(storage_array(self))
     return self
-
-
-def _storage_is_shared(self: UntypedStorage) -> bool:
-    ref = _SHARED.get(id(self._array))
-    return self._device != "cpu" or (ref is not None and ref() is self._array)
 
 
 # -- layout questions ------------------------------------------------------------------------------------------
@@ -526,4 +508,3 @@ Tensor.grad_dtype = property(_grad_dtype, _set_grad_dtype)  # type: ignore[attr-
 Tensor.volatile = property(_volatile, _set_volatile)  # type: ignore[attr-defined]
 Tensor.is_distributed = lambda self: False  # type: ignore[attr-defined]
 # The storage's view of the same mark (storage.py's answer is for a storage never shared).
-UntypedStorage.is_shared = _storage_is_shared  # type: ignore[method-assign]

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any, Iterator
 
 import numpy as np
@@ -67,7 +68,8 @@ class UntypedStorage:
         return self._device == "gpu"
 
     def is_shared(self) -> bool:
-        return False  # minigrad never moves a storage to shared memory
+        """Whether the storage was marked shared (``share_memory_``); a GPU storage always counts as shared."""
+        return self._device != "cpu" or is_shared_array(self._array)
 
     def _bytes(self) -> np.ndarray:
         return np.ascontiguousarray(to_numpy(self._array)).reshape(-1).view(np.uint8)
@@ -147,6 +149,23 @@ class TypedStorage:
         _warn_typed_storage_removal()
         info = f"[minigrad.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size {len(self)}]"
         return " " + "\n ".join(str(v) for v in self.tolist()) + "\n" + info
+
+
+# minigrad runs in one process, so moving a storage to shared memory (``x.share_memory_()``) only marks it:
+# ``is_shared()`` is then True for every tensor and storage reading it, as PyTorch's.
+
+#: id of a storage array marked shared -> a weak reference to it (the entry leaves when the array dies)
+_SHARED: dict[int, Any] = {}
+
+
+def mark_shared(array: Any) -> None:
+    """Mark a storage array (a base's) as moved to shared memory."""
+    _SHARED[id(array)] = weakref.ref(array, lambda _r, key=id(array): _SHARED.pop(key, None))
+
+
+def is_shared_array(array: Any) -> bool:
+    ref = _SHARED.get(id(array))
+    return ref is not None and ref() is array
 
 
 def is_storage(obj: Any) -> bool:

@@ -119,7 +119,7 @@ def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int |
     if step <= 0:
         raise ValueError("slice step must be positive")
     d = dim % max(input.ndim, 1)
-    return _copy(input[(slice(None),) * d + (slice(start, end, step),)])
+    return _copy(input[(slice(None),) * d + (slice(start, end, step),)] if d else input[start:end:step])
 
 
 def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -162,7 +162,8 @@ def alias_copy(input: Tensor) -> Tensor:
     return _copy(input.view(tuple(input.shape)))
 
 
-def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+def as_strided_copy(input: Tensor, size: Sequence[int], stride: Sequence[int],
+                    storage_offset: int | None = None) -> Tensor:
     """``torch.as_strided_copy``: ``input.as_strided(size, stride, storage_offset)`` as a new tensor (composite)."""
     return _copy(ops.as_strided(input, tuple(size), tuple(stride), storage_offset))
 
@@ -373,7 +374,7 @@ def _cell_params(w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor |
 
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
               b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
-    """``torch.lstm_cell``: one LSTM step, ``hx = (h, c)`` -> ``(h', c')``: ATen's cell, as ``nn.LSTMCell`` (composite)."""
+    """``torch.lstm_cell``: one LSTM step, ``hx = (h, c)`` -> ``(h', c')``, as ``nn.LSTMCell`` (composite)."""
     if len(hx) != 2:
         raise RuntimeError(f"lstm_cell: Expected hx to have 2 tensors, but got {len(hx)}")
     return _CELLS["LSTM"](input, (hx[0], hx[1]), _cell_params(w_ih, w_hh, b_ih, b_hh))
@@ -777,8 +778,9 @@ _warn_always = [False]
 
 
 def set_warn_always(b: bool) -> None:
-    """``torch.set_warn_always``: record the switch (minigrad's warnings go through Python's ``warnings``,
-    whose filters decide how often one is shown)."""
+    """``torch.set_warn_always``: the warnings PyTorch gives once a process (``TORCH_WARN_ONCE``: here
+    ``frombuffer``'s non-writable buffer) are given every time while it is True. Python's ``warnings``
+    filters still decide what is shown."""
     _warn_always[0] = bool(b)
 
 
@@ -855,12 +857,23 @@ def cudnn_is_acceptable(tensor: Tensor) -> bool:
     return False
 
 
+def _has_buffer(obj: Any) -> bool:
+    """Whether ``obj`` exposes Python's buffer protocol (``memoryview(obj)`` works)."""
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
 def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
             requires_grad: bool = False) -> Tensor:
     """``torch.asarray``: ``obj`` as a tensor, sharing its memory when it can (a tensor, a NumPy array).
 
     ``copy=None`` shares when the dtype and device allow, ``copy=True`` always copies, ``copy=False``
-    refuses to copy. Any other object (lists, numbers) is read into a new tensor.
+    refuses to copy. An object with Python's buffer protocol (``bytearray``, ``array.array``) is read as raw
+    memory in ``dtype`` (the default dtype when None), shared, as ``frombuffer``; any other object (lists,
+    numbers, NumPy scalars) is read into a new tensor.
 
     Example:
         >>> import numpy as np, minigrad as mg
@@ -884,6 +897,10 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
                              f"'{scalar_type_name(dtypes.as_dtype(dtype))}'.")
         else:
             out = obj.to(device=device or obj.device, dtype=dtype or obj.dtype, copy=True)
+    elif not isinstance(obj, np.generic) and _has_buffer(obj):  # bytes, bytearray, array.array: read as memory
+        out = frombuffer(obj, dtype=dtypes.as_dtype(dtype) if dtype is not None else get_default_dtype())
+        out = ops.clone(out) if copy else out
+        out = out.to(device) if device is not None else out
     else:
         if copy is False:
             raise ValueError(f"can't alias {type(obj).__name__} without a copy")
@@ -897,6 +914,9 @@ _NOT_WRITABLE = ("The given buffer is not writable, and PyTorch does not support
                  "you can write to the underlying (supposedly non-writable) buffer using the tensor. You may want "
                  "to copy the buffer to protect its data or make it writable before converting it to a tensor. "
                  "This type of warning will be suppressed for the rest of this program.")
+
+
+_warned_not_writable = [False]  # the non-writable warning is given once a process, unless set_warn_always(True)
 
 
 def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
@@ -925,7 +945,8 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, req
     if offset + n * itemsize > length:
         raise ValueError(f"requested buffer length ({n} * {itemsize} bytes) after offset ({offset} bytes) must not "
                          f"be greater than actual buffer length ({length} bytes)")
-    if view.readonly:
+    if view.readonly and (_warn_always[0] or not _warned_not_writable[0]):  # PyTorch's TORCH_WARN_ONCE
+        _warned_not_writable[0] = True
         warnings.warn(_NOT_WRITABLE, UserWarning, stacklevel=2)
     array = np.frombuffer(buffer, dtype=dtype.np, count=n, offset=offset)
     if not array.flags.writeable:  # PyTorch writes through anyway; NumPy needs to be told

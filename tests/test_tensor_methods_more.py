@@ -124,7 +124,8 @@ def test_resize_refusals(call):
 
 def test_resize_refusal_holds_under_no_grad():
     with mg.no_grad(), torch.no_grad():
-        _same_error(lambda: mg.ones(2, requires_grad=True).resize_(3), lambda: torch.ones(2, requires_grad=True).resize_(3))
+        _same_error(lambda: mg.ones(2, requires_grad=True).resize_(3),
+                    lambda: torch.ones(2, requires_grad=True).resize_(3))
 
 
 def test_resize_as_takes_the_template_shape_only():
@@ -248,7 +249,8 @@ def test_narrow_copy():
         got = m.narrow_copy(*args)
         assert got.tolist() == t.narrow_copy(*targs).tolist() and got.is_contiguous()
         assert got.untyped_storage().data_ptr() != m.untyped_storage().data_ptr()
-    for args in ((1, 2, 2), (5, 0, 1), (2, 0, 1), (-3, 0, 1), (1, 0, -1), (1, 5, 1), (1, -5, 1), (1, 1.5, 1), (1.0, 0, 1)):
+    for args in ((1, 2, 2), (5, 0, 1), (2, 0, 1), (-3, 0, 1), (1, 0, -1), (1, 5, 1), (1, -5, 1), (1, 1.5, 1),
+                 (1.0, 0, 1)):
         _same_error(lambda: m.narrow_copy(*args), lambda: t.narrow_copy(*args))
     _same_error(lambda: mg.tensor(1.0).narrow_copy(0, 0, 1), lambda: torch.tensor(1.0).narrow_copy(0, 0, 1))
     assert m.narrow_copy(1, 3, 0).shape == t.narrow_copy(1, 3, 0).shape

@@ -160,6 +160,15 @@ NOTES: dict[str, str] = {
                  "`.item()` and data-dependent control flow run per sample where PyTorch refuses them; "
                  "`randomness='different'` draws each sample in turn (PyTorch draws the batch at once); "
                  "`chunk_size` changes nothing.",
+    **{f"torch.{name}": "a new tensor as PyTorch's, two nodes (`CloneBackward0` over the view's node) where PyTorch's "
+                        "is one (`ViewBackward0_copy` ...)." for name in (
+        "view_copy", "t_copy", "permute_copy", "expand_copy", "select_copy", "slice_copy", "split_copy",
+        "split_with_sizes_copy", "squeeze_copy", "unsqueeze_copy", "transpose_copy", "unbind_copy", "unfold_copy",
+        "alias_copy", "as_strided_copy", "narrow_copy")},
+    "torch.native_dropout": "the output and mask as PyTorch's; the output's node is `MulBackward0` (PyTorch's "
+                            "`NativeDropoutBackward0`).",
+    "Tensor.share_memory_": "minigrad runs in one process: the storage is marked shared (`is_shared()` True), not moved.",
+    "Tensor.narrow_copy": "`CloneBackward0` over the narrow's node (PyTorch's `NarrowCopyBackward0`).",
     "func.jacfwd": "computed by reverse mode (minigrad has no forward-mode AD): the same Jacobian.",
     "func.jvp": "the double-backward trick (minigrad has no forward-mode AD): the same values.",
     "func.linearize": "each call of `jvp_fn` runs `jvp` again (PyTorch traces the function once).",

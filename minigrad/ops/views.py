@@ -84,7 +84,9 @@ def _diagonal_backward(ctx, g):
 
 @register_kernel("diagonal_copy", CPU, dtypes=ALL_DTYPES, name="cpu/diagonal_copy")
 def diagonal_copy_cpu(x, offset, dim1=-2, dim2=-1):
-    return np.array(diagonal_view(np, x, offset, dim1, dim2))  # a copy (ascontiguousarray would make 0-d 1-d)
+    # a row-major copy, as PyTorch's and CuPy's (np.array keeps a view's memory order; ascontiguousarray would
+    # make a 0-d result 1-d)
+    return np.array(diagonal_view(np, x, offset, dim1, dim2), order="C")
 
 
 diagonal_copy = defop("diagonal_copy", inputs=("x",), attrs=(Attr("offset", 0), Attr("dim1", -2), Attr("dim2", -1)),
