@@ -191,6 +191,9 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "CrossMapLRN2d": lambda nn: nn.CrossMapLRN2d(3, alpha=0.5, beta=0.5, k=2.0),
     "NLLLoss2d": lambda nn: nn.NLLLoss2d(ignore_index=1),
     "Container": lambda nn: nn.Container(a=nn.Linear(2, 3)),
+    # the multi-device wrappers on one machine
+    "SyncBatchNorm": lambda nn: nn.SyncBatchNorm(4, momentum=0.2, bias=False),
+    "DataParallel": lambda nn: nn.DataParallel(nn.Sequential(nn.Linear(2, 3), nn.ReLU())),
 }
 
 #: The same classes with only their required arguments (the defaults print too); a class not listed here is
@@ -283,6 +286,8 @@ REQUIRED: dict[str, Callable[[Any], Any]] = {
     "FractionalMaxPool3d": lambda nn: nn.FractionalMaxPool3d(2, output_ratio=0.5),
     "AdaptiveLogSoftmaxWithLoss": lambda nn: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4]),
     "CrossMapLRN2d": lambda nn: nn.CrossMapLRN2d(3),
+    "SyncBatchNorm": lambda nn: nn.SyncBatchNorm(3),
+    "DataParallel": lambda nn: nn.DataParallel(nn.Identity()),
 }
 
 #: Classes minigrad.nn exposes that are not built here, each with its reason.

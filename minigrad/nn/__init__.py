@@ -208,6 +208,10 @@ __all__ += ["AdaptiveLogSoftmaxWithLoss"]
 from .cross_map_lrn import CrossMapLRN2d  # noqa: E402  (nn/cross_map_lrn.py: PyTorch's legacy Function)
 
 __all__ += ["CrossMapLRN2d"]
+from . import parallel  # noqa: E402  (nn/parallel.py: DataParallel and SyncBatchNorm on one machine)
+from .parallel import DataParallel, SyncBatchNorm  # noqa: E402
+
+__all__ += ["DataParallel", "SyncBatchNorm"]
 
 
 def factory_kwargs(kwargs: dict[str, Any] | None) -> dict[str, Any]:

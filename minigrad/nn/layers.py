@@ -473,13 +473,14 @@ class _BatchNorm(Module):
     expected_dims: tuple[int, ...] = ()
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: Any = None, dtype: Any = None) -> None:
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True) -> None:
         super().__init__()
         dt = _dt.as_dtype(dtype) if dtype is not None else _dt.default_float()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         self.weight = _new_parameter(num_features, dt, 1.0, device) if affine else None
-        self.bias = _new_parameter(num_features, dt, 0.0, device) if affine else None
+        # (PyTorch 2.13's ``bias=False``: an affine scale without a shift)
+        self.bias = _new_parameter(num_features, dt, 0.0, device) if affine and bias else None
         if track_running_stats:
             self.register_buffer("running_mean", _on_default_device(Tensor._make(np.zeros(num_features, dt.np), dt), device))
             self.register_buffer("running_var", _on_default_device(Tensor._make(np.ones(num_features, dt.np), dt), device))
@@ -489,19 +490,20 @@ class _BatchNorm(Module):
             self.running_mean = self.running_var = None
 
     def forward(self, input: Tensor) -> Tensor:
-        if input.ndim not in self.expected_dims:
-            raise ValueError(
-                f"{type(self).__name__}: expected a {' or '.join(f'{d}-D' for d in self.expected_dims)} input, "
-                f"but got shape {tuple(input.shape)}"
-            )
-        if input.shape[1] != self.num_features:
-            raise ValueError(f"{type(self).__name__}: expected {self.num_features} channels, but got {input.shape[1]}")
+        self._check_input_dim(input)
+        # (a channel count other than num_features is refused by batch_norm, in PyTorch's words:
+        # "running_mean should contain 4 elements not 3")
         use_batch = self.training or not self.track_running_stats
         if self.training and self.track_running_stats:
             self.num_batches_tracked._data = self.num_batches_tracked._data + 1
         return F.batch_norm(input, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight, self.bias,
                             training=use_batch, momentum=self.momentum, eps=self.eps)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        """PyTorch's check of the input's rank, in its words (``expected 2D or 3D input (got 4D input)``)."""
+        if input.ndim not in self.expected_dims:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self.expected_dims)} input (got {input.ndim}D input)")
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
