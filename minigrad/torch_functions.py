@@ -46,6 +46,7 @@ from .random import bernoulli_array, default_generator
 from .nn.rnn import _CELLS, _CellParams
 from .ops import dropout as _dropout_forms
 from .ops._return_types import _structseq
+from .ops.search import histogram_bounds
 from .ops.views import diagonal_copy as _diagonal_copy_op
 from .ops._checks import wrap_dim
 from .ops.grid_sample import _check_sampler, grid_sampler_2d as _grid_sampler_2d, grid_sampler_3d as _grid_sampler_3d
@@ -647,23 +648,11 @@ histogramdd_result = _structseq("histogramdd", ["hist", "bin_edges"])
 
 
 def _histogramdd_edges(column: Tensor, bins: Any, low_high: Any, d: int) -> Tensor:
-    """One dim's edges: the given tensor, or ``bins + 1`` points over the range (the data's, widened by 0.5
-    each way where it is one point), as ``linspace`` makes them."""
+    """One dim's edges: the given tensor, or ``bins + 1`` points over ``torch.histogram``'s range of the column
+    (``ops.search.histogram_bounds``), as ``linspace`` makes them."""
     if isinstance(bins, Tensor):
         return bins
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension {d}")
-    if low_high is not None:
-        low, high = (float(v) for v in low_high)
-    elif column.numel() == 0:
-        low, high = 0.0, 0.0
-    else:
-        low, high = float(ops.amin(column).item()), float(ops.amax(column).item())
-    if low > high:
-        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low:g} max {high:g} for "
-                           f"dimension {d}")
-    if low == high:
-        low, high = low - 0.5, high + 0.5
+    low, high = histogram_bounds(column, int(bins), low_high, d)
     return linspace(low, high, int(bins) + 1, dtype=column.dtype)
 
 

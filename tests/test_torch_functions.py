@@ -540,6 +540,12 @@ def test_histogramdd_equals_torch(kw):
         same(a, t)
 
 
+def test_histogramdd_of_no_points_spans_zero_to_one_as_torch():
+    for mine, theirs in zip(mg.histogramdd(mg.empty(0, 2), bins=2).bin_edges,
+                            torch.histogramdd(torch.empty(0, 2), bins=2).bin_edges):
+        same(mine, theirs)
+
+
 def test_histogramdd_with_edge_tensors_and_a_3d_input():
     edges = [torch.tensor([-3.0, 0.0, 0.5, 3.0], dtype=torch.float64), torch.tensor([-1.0, 1.0], dtype=torch.float64)]
     same(mg.histogramdd(m(P), bins=[m(e) for e in edges]).hist, torch.histogramdd(P, bins=edges).hist)
@@ -552,6 +558,9 @@ def test_histogramdd_with_edge_tensors_and_a_3d_input():
     (lambda L: L.histogramdd(L.ones(4, 2), bins=[2, 2, 2]), RuntimeError),
     (lambda L: L.histogramdd(L.ones(4, 2), bins=2, range=[0.0, 1.0]), RuntimeError),
     (lambda L: L.histogramdd(L.ones(4, 2), bins=2, range=[1.0, 0.0, 0.0, 1.0]), RuntimeError),
+    (lambda L: L.histogramdd(L.ones(4, 2), bins=2, range=[0.0, 1.0, 3.0, 2.0]), RuntimeError),
+    (lambda L: L.histogramdd(L.ones(4, 2), bins=[2, 0]), RuntimeError),
+    (lambda L: L.histogramdd(L.tensor([[0.0, float("inf")]]), bins=2), RuntimeError),
 ])
 def test_histogramdd_refuses_in_torch_words(call, error):
     with pytest.raises(error) as theirs:

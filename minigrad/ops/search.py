@@ -377,11 +377,12 @@ def _histogram_backward(ctx: Any, grads: Any) -> tuple[Any, ...]:
     raise RuntimeError("derivative for aten::histogram is not implemented")
 
 
-def _histogram_range(input: Tensor, bins: int, range: Any) -> tuple[float, float]:
+def histogram_bounds(input: Tensor, bins: int, range: Any, dim: int = 0) -> tuple[float, float]:
     """The outer edges: ``range``, or the data's min and max ([0, 1] for no data), widened by 0.5 each way
-    where they are one point; refused, in PyTorch's words, when not finite or reversed."""
+    where they are one point; refused, in PyTorch's words, when not finite or reversed. ``dim``: which dim of
+    ``histogramdd``'s points ``input`` holds (its words name it)."""
     if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension {dim}")
     if range is not None:
         low, high = (float(v) for v in range)
     elif input.numel() == 0:
@@ -390,9 +391,9 @@ def _histogram_range(input: Tensor, bins: int, range: Any) -> tuple[float, float
         low, high = float(to_numpy(input._data.min())), float(to_numpy(input._data.max()))
     if low > high:
         raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {low:g} max {high:g} for "
-                           "dimension 0")
+                           f"dimension {dim}")
     if not (math.isfinite(low) and math.isfinite(high)):
-        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{low:g}, {high:g}] is not finite")
+        raise RuntimeError(f"torch.histogramdd: dimension {dim}'s range [{low:g}, {high:g}] is not finite")
     return (low - 0.5, high + 0.5) if low == high else (low, high)
 
 
@@ -442,7 +443,7 @@ def histogram(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor | N
                         "*, tuple of floats range, Tensor weight, bool density)")
     _check_histogram_tensors(input, bins, weight)
     if by_count:
-        low, high = _histogram_range(input, int(bins), range)
+        low, high = histogram_bounds(input, int(bins), range)
         hist, edges = _histogram(input, None, weight, int(bins), low, high, density)
     else:
         hist, edges = _histogram(input, bins, weight, 1, 0.0, 1.0, density)
