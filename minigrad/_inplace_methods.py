@@ -263,13 +263,15 @@ NAMESPACE_FORMS = (
 )
 
 
-def namespace_form(name: str) -> Any:
-    """The function ``minigrad.<name>`` (``exp_``): ``input.<name>(...)``, after PyTorch's check of ``input``."""
+def namespace_form(name: str, doc: str | None = None) -> Any:
+    """The function ``minigrad.<name>`` (``exp_``): ``input.<name>(...)``, after PyTorch's check of ``input``
+    (an attribute that is no method, ``real``, is returned as it is)."""
     def function(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-        return getattr(input, name)(*args, **kwargs)
+        attr = getattr(input, name)
+        return attr(*args, **kwargs) if callable(attr) else attr
 
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"In place: ``input.{name}(...)`` (bumps the version counter; ``torch.{name}``)."
+    function.__doc__ = doc or f"In place: ``input.{name}(...)`` (bumps the version counter; ``torch.{name}``)."
     return function

@@ -25,7 +25,7 @@ from . import creation as _creation
 from . import dtypes, ops
 from . import autograd as _autograd
 from .autograd import hooks as _hooks
-from ._inplace_methods import (clamp_inplace, index_put_through_view, inplace_composite as _inplace_composite,
+from ._inplace_methods import (clamp_inplace, index_put_through_view, inplace_composite as _inplace_composite, namespace_form,
                               setitem_through_view, written)
 from .dispatch.dygraph import check_inplace_shape, run_inplace, run_op
 from .devices import (CHANNELS_LAST, as_memory_format, canonical_device, check_memory_format_rank, contiguous_format,
@@ -1088,20 +1088,9 @@ for _name in ("is_meta", "is_sparse", "is_sparse_csr", "is_quantized", "is_mkldn
     setattr(Tensor, _name, property(lambda self: False))
 
 
-def _namespace_real_form(name: str) -> Callable[..., Any]:
-    def function(input: Tensor) -> Any:
-        if not isinstance(input, Tensor):
-            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
-        attr = getattr(input, name)
-        return attr if name in ("real", "imag") else attr()
-
-    function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"``input.{name}`` (``torch.{name}``; minigrad's tensors are all real)."
-    return function
-
-
 #: ``mg.conj(x)``, ``mg.real(x)``, ``mg.isreal(x)`` ...: the methods above as PyTorch's functions.
-REAL_FORMS = {name: _namespace_real_form(name) for name in (
+REAL_FORMS = {name: namespace_form(name, f"``input.{name}`` (``torch.{name}``; minigrad's tensors are all real).")
+              for name in (
     "conj", "resolve_conj", "resolve_neg", "conj_physical", "conj_physical_", "is_conj", "is_neg", "isreal", "real",
     "imag")}
 
