@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["ShapeError", "OutOfRangeError", "IndexTypeError", "LinAlgError"]
+__all__ = ["ShapeError", "OutOfRangeError", "IndexTypeError", "LinAlgError", "GradientTypeError"]
 
 
 class ShapeError(RuntimeError, ValueError):
@@ -27,6 +27,11 @@ class ShapeError(RuntimeError, ValueError):
 
 class OutOfRangeError(IndexError, ValueError):
     """An index or dimension out of range: PyTorch's ``IndexError`` (and a ``ValueError``)."""
+
+
+class GradientTypeError(RuntimeError, TypeError):
+    """A custom Function's backward returned something that is not a gradient (a number, a list): PyTorch's
+    ``RuntimeError`` (and a ``TypeError``, which minigrad raised before)."""
 
 
 class LinAlgError(RuntimeError):

@@ -30,8 +30,8 @@ def test_a_hook_may_not_turn_a_float_grad_into_int():
         return mg.tensor([1, 2])
 
     x.register_hook(to_int)
-    with pytest.raises(RuntimeError, match=r"hook 'test_a_hook_may_not_turn_a_float_grad_into_int.<locals>.to_int' "
-                                           r"on tensor t\d+ changed the gradient's dtype from float32 to int64") as info:
+    with pytest.raises(RuntimeError, match=r"hook 'to_int' has changed the type of value \(was torch.FloatTensor got "
+                                           r"torch.LongTensor\)") as info:
         (x * 2).sum().backward()
     assert "AccumulateGrad#" in str(info.value)  # the engine names the node it ran
     assert x.grad is None
@@ -41,8 +41,8 @@ def test_a_hook_on_a_non_leaf_may_not_change_the_dtype_either():
     y = mg.tensor([1.0, 2.0], requires_grad=True)
     z = y * 3
     z.register_hook(lambda g: g.double())
-    with pytest.raises(RuntimeError, match=r"MulBackward0#\d+ .*hook '[^']*<lambda>' on tensor t\d+ changed the gradient's "
-                                           r"dtype from float32 to float64"):
+    with pytest.raises(RuntimeError, match=r"MulBackward0#\d+ .*hook '<lambda>' has changed the type of value \(was "
+                                           r"torch.FloatTensor got torch.DoubleTensor\)"):
         z.sum().backward()
 
 

@@ -107,7 +107,7 @@ class AccumulateGrad(GradNode):
                     rec.emit(HookRun(target=meta.tensor_id, hook_kind="tensor"))
                 out = fn(g)
                 if out is not None:
-                    g = check_hook_result(out, g, meta.tensor_id, fn)
+                    g = check_hook_result(out, g, fn)
         if self.hooks:  # the node's own pre-hooks, after the leaf's (NOTE [ A node's own hooks ])
             g = self.run_prehooks([[g]])[0][0]
         if not general and g is not None:

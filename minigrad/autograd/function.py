@@ -58,6 +58,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, ClassVar
 
+from ..errors import GradientTypeError, ShapeError
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import ApiCall
@@ -193,20 +194,25 @@ class FunctionNode(GradNode):
             if g is None or edge.node is None:
                 out.append([None])
                 continue
-            if not isinstance(g, Tensor):
-                raise TypeError(
-                    f"function {type(self).__name__} returned a gradient of type {type(g).__name__} for "
-                    f"argument {slot}; expected a Tensor or None"
-                )
+            if not isinstance(g, Tensor):  # PyTorch's words (a RuntimeError there; a TypeError here before)
+                raise GradientTypeError(f"expected Variable or None (got {type(g).__name__})")
             if tuple(g.shape) != tuple(edge.shape):
-                raise RuntimeError(
-                    f"function {type(self).__name__} returned a gradient of shape {tuple(g.shape)} for "
-                    f"argument {slot} of shape {tuple(edge.shape)}"
-                )
+                g = _reduced_to(g, tuple(edge.shape), type(self).__name__, slot)
             if edge.dtype is not None and g._dtype is not edge.dtype:
                 g = g.astype(edge.dtype)  # as PyTorch's validate_outputs: the gradient takes its input's dtype
             out.append([g])
         return out
+
+
+def _reduced_to(g: Tensor, shape: tuple[int, ...], name: str, slot: int) -> Tensor:
+    """PyTorch's ``validate_outputs``: a gradient that broadcasts from the input's shape is summed back to it
+    (a backward may return the gradient of the broadcast input); any other shape is refused."""
+    got = tuple(g.shape)
+    expandable = len(shape) <= len(got) and all(s in (1, d) for s, d in zip(reversed(shape), reversed(got)))
+    if not expandable:
+        raise ShapeError(f"Function {name} returned an invalid gradient at index {slot} - got {list(got)} but "
+                         f"expected shape compatible with {list(shape)}")
+    return g.sum_to_size(shape)
 
 
 class Function:

@@ -205,7 +205,7 @@ class GradNode:
                     rec.emit(HookRun(target=tensor_id, hook_kind=kind))
                 out = fn(g)
                 if out is not None:
-                    g = check_hook_result(out, g, tensor_id, fn)
+                    g = check_hook_result(out, g, fn)
             grads[slot][rank] = g
         return grads
 
@@ -347,34 +347,25 @@ def _checked_values(out: Any, values: tuple, fn: Any, node: "GradNode") -> tuple
     if len(out) != len(values):
         raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got {len(out)}, but expected "
                            f"{len(values)})")
-    return tuple(new if new is None or old is None else check_hook_result(new, old, node.id, fn)
+    return tuple(new if new is None or old is None else check_hook_result(new, old, fn)
                  for new, old in zip(out, values))
 
 
-def check_hook_result(out: Any, g: Any, tensor_id: int, fn: Any = None) -> Any:
-    """A hook's replacement gradient must be a Tensor of the gradient's shape, dtype and device (docs/architecture.md, bad input).
+def check_hook_result(out: Any, g: Any, fn: Any = None) -> Any:
+    """A hook's replacement gradient must be a Tensor of the gradient's type (dtype and device) and size, as
+    PyTorch's ``check_single_result`` words it (docs/architecture.md, bad input).
 
     PyTorch refuses a hook that changes the type: an int gradient would turn a
     float leaf's ``.grad`` into integers and every optimizer step after it.
+    The engine adds the grad node and op to any error raised while a node runs.
     """
-    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
-    # The engine adds the grad node and op to any error raised while a node runs.
-    where = f"hook {name!r} on tensor t{tensor_id}"
+    name = getattr(fn, "__name__", None) or type(fn).__name__  # (PyTorch's hook_name: the function's __name__)
     if not isinstance(out, Tensor):
-        raise TypeError(f"{where} returned {type(out).__name__}; a hook must return a Tensor or None")
+        raise TypeError(f"expected Variable, but hook returned {type(out).__name__!r}")
+    if out.dtype != g.dtype or out.device != g.device:
+        raise RuntimeError(f"hook {name!r} has changed the type of value (was {g.type()} got {out.type()})")
     if out.shape != g.shape:
-        raise RuntimeError(
-            f"{where} returned a gradient of shape {tuple(out.shape)}, but the gradient has shape {tuple(g.shape)}"
-        )
-    if out.dtype != g.dtype:
-        raise RuntimeError(
-            f"{where} changed the gradient's dtype from {g.dtype.name} to {out.dtype.name}; return a tensor of dtype "
-            f"{g.dtype.name} (e.g. out.astype(mg.{g.dtype.name}))"
-        )
-    if out.device != g.device:
-        raise RuntimeError(
-            f"{where} moved the gradient from device {g._device!r} to {out._device!r}; return it on {g._device!r}"
-        )
+        raise RuntimeError(f"hook {name!r} has changed the size of value (was {g.shape!r} got {out.shape!r})")
     return out
 
 

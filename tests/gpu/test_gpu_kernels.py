@@ -1449,8 +1449,8 @@ def test_a_hook_may_not_move_the_gradient_to_another_device():
     """docs/architecture.md, bad input: a hook's replacement gradient keeps the device (and dtype and shape)."""
     x = mg.tensor([1.0, 2.0], device="gpu", requires_grad=True)
     x.register_hook(lambda g: g.to("cpu"))
-    with pytest.raises(RuntimeError, match=r"hook '[^']*<lambda>' on tensor t\d+ moved the gradient from device 'gpu' "
-                                           r"to 'cpu'"):
+    with pytest.raises(RuntimeError, match=r"hook '<lambda>' has changed the type of value \(was torch.cuda.FloatTensor "
+                                           r"got torch.FloatTensor\)"):
         (x * 2).sum().backward()
     assert x.grad is None
 
