@@ -3,7 +3,7 @@
 
 A custom Function's backward may return the gradient of its input broadcast to a larger shape: PyTorch sums it
 back to the input's shape (``sum_to``), so minigrad does. Anything else is refused in PyTorch's words, with the
-node that ran it named in front (DESIGN §7)."""
+node that ran it named in front (docs/architecture.md, bad input)."""
 
 from __future__ import annotations
 

@@ -186,11 +186,13 @@ def test_unused_error_leaves_no_state() -> None:
 # -- argument checking ---------------------------------------------------------------
 
 
-def test_duplicate_inputs_raise() -> None:
+def test_an_input_given_twice_gets_its_gradient_twice() -> None:
+    """As PyTorch's ``grad(z, [x, x])`` (minigrad refused it before)."""
     x = scalar(3.0)
-    z = x * x
-    with pytest.raises(RuntimeError, match="inputs 0 and 1 are the same tensor"):
-        mg.grad(z, [x, x])
+    y = x * 2
+    z = y * y
+    assert [val(g) for g in mg.grad(z, [x, x], retain_graph=True)] == [24.0, 24.0]
+    assert [val(g) for g in mg.grad(z, [y, x, y], retain_graph=True)] == [12.0, 24.0, 12.0]
 
 
 def test_input_that_does_not_require_grad_raises() -> None:
@@ -211,8 +213,8 @@ def test_output_that_does_not_require_grad_raises() -> None:
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        (dict(outputs="z"), "argument 'outputs' must be a Tensor or a sequence of Tensors, but got str"),
-        (dict(inputs=[1.0]), "element 0 of argument 'inputs' must be a Tensor, but got float"),
+        (dict(outputs="z"), "argument 'outputs' must be a Tensor or GradientEdge or a sequence of them, but got str"),
+        (dict(inputs=[1.0]), "element 0 of argument 'inputs' must be a Tensor or GradientEdge, but got float"),
         (dict(grad_outputs=[3]), "element 0 of argument 'grad_outputs' must be a Tensor or None, but got int"),
         (dict(retain_graph=1), "argument 'retain_graph' must be bool or None, but got int"),
         (dict(create_graph="yes"), "argument 'create_graph' must be bool, but got str"),

@@ -23,6 +23,7 @@ from .grad_node import Edge, GradNode
 from .hooks import register_final_backward_hook
 from .tensor_wrapper import TensorWrapper
 from . import graph
+from .gradient_edge import GradientEdge
 
 __all__ = [
     "backward",
@@ -82,33 +83,37 @@ def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None =
     if inputs is None:
         run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph)
         return
-    targets = _tensor_list("inputs", inputs)
+    targets = _tensor_list("inputs", inputs, edges=True)
     if not targets:
         raise RuntimeError("backward(): the 'inputs' argument to backward() cannot be empty")
     results = run_backward(outs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=targets,
                            allow_unused=True)
     for t, g in zip(targets, results):
-        if g is not None:
+        if isinstance(t, GradientEdge):  # a leaf's edge fills its .grad; another edge has no .grad to fill
+            t = t.node.variable if t.node.is_accumulation else None
+        if g is not None and t is not None:
             with set_grad_enabled(create_graph):
                 t.grad = g if t.grad is None else t.grad + g
                 if t._meta.grad_node is None and t._meta.post_hooks:  # a leaf's, as its AccumulateGrad runs them
                     run_post_accumulate_grad_hooks(t._meta, bus.recorder)
 
 
-def _tensor_list(name: str, value: Any, allow_none_items: bool = False) -> list[Any]:
-    """``value`` as a list of Tensors (a single Tensor is wrapped), checked for grad()."""
-    if isinstance(value, Tensor):
+def _tensor_list(name: str, value: Any, allow_none_items: bool = False, edges: bool = False) -> list[Any]:
+    """``value`` as a list of Tensors (a single Tensor is wrapped), checked for grad(); with ``edges``,
+    ``GradientEdge``\\ s are taken too (a GradientEdge is a tuple: it is one item, never a sequence)."""
+    kinds = (Tensor, GradientEdge) if edges else Tensor
+    if isinstance(value, kinds):
         return [value]
+    what = "Tensor or GradientEdge" if edges else "Tensor"
     if not isinstance(value, (list, tuple)):
-        raise TypeError(
-            f"grad(): argument '{name}' must be a Tensor or a sequence of Tensors, but got {type(value).__name__}"
-        )
+        many = "a sequence of them" if edges else "a sequence of Tensors"
+        raise TypeError(f"grad(): argument '{name}' must be a {what} or {many}, but got {type(value).__name__}")
     items = list(value)
     for i, t in enumerate(items):
         if t is None and allow_none_items:
             continue
-        if not isinstance(t, Tensor):
-            want = "Tensor or None" if allow_none_items else "Tensor"
+        if not isinstance(t, kinds):
+            want = f"{what} or None" if allow_none_items else what
             raise TypeError(f"grad(): element {i} of argument '{name}' must be a {want}, but got {type(t).__name__}")
     return items
 
@@ -155,8 +160,8 @@ def grad(
         >>> dy.item(), d2y.item()
         (12.0, 12.0)
     """
-    outs = _tensor_list("outputs", outputs)
-    ins = _tensor_list("inputs", inputs)
+    outs = _tensor_list("outputs", outputs, edges=True)
+    ins = _tensor_list("inputs", inputs, edges=True)
     if not outs:
         raise RuntimeError("grad(): argument 'outputs' is empty; pass at least one Tensor")
     if not ins:
@@ -176,13 +181,9 @@ def grad(
     elif not isinstance(retain_graph, bool):
         raise TypeError(f"grad(): argument 'retain_graph' must be bool or None, but got {type(retain_graph).__name__}")
     no_grad = [] if no_grad_vars is None else _tensor_list("no_grad_vars", no_grad_vars)
-    seen: dict[int, int] = {}
-    for i, t in enumerate(ins):
-        if id(t) in seen:
-            raise RuntimeError(
-                f"grad(): inputs {seen[id(t)]} and {i} are the same tensor; each input may appear only once"
-            )
-        seen[id(t)] = i
+    for i, t in enumerate(ins):  # (an input may be given twice: each gets the gradient, as in PyTorch)
+        if isinstance(t, GradientEdge):
+            continue
         if not t.requires_grad:
             raise RuntimeError(
                 f"grad(): input {i} does not require grad; create it with requires_grad=True "

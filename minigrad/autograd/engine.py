@@ -56,7 +56,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from ..devices import filled_array
+from ..devices import Layout, filled_array
+from ..size import Size
 from ..tensor import Tensor
 from ..tracing import bus
 from ..tracing.events import (
@@ -78,6 +79,7 @@ from .anomaly_mode import ANOMALY
 from .accumulation import BACKWARD_PASS, accumulation_node_for
 from .general_grad import GeneralGrad
 from .grad_node import GradNode, released_error
+from .gradient_edge import GradientEdge, edge_position
 from .grad_mode import GRAD_MODE
 from .formula import run_formula
 from .grad_tensor_holder import GradTensorHolder
@@ -254,12 +256,29 @@ def run_backward(
         RUNNING_PASSES.pop()
 
 
+class _EdgeOutput:
+    """An output given as a ``GradientEdge``: what its seed must be, from the node's input metadata (the
+    attributes ``_seed_gradient`` reads of an output tensor)."""
+
+    __slots__ = ("_data", "_dtype", "_device", "_layout", "shape")
+
+    def __init__(self, meta: tuple[Any, Any, str]) -> None:
+        shape, dtype, device = meta
+        self._data = np.broadcast_to(np.empty((), dtype=dtype.np), shape)  # (no memory: shape and size only)
+        self._dtype, self._device, self._layout = dtype, device, Layout.NCHW
+        self.shape = Size(shape)
+
+
 def _start_nodes(tensors: Sequence["Tensor"], grad_tensors: Sequence[Any] | None) -> list[tuple[GradNode, int, int, Tensor]]:
     """The start nodes: each output's grad node (an AccumulationNode for a leaf) and its (slot, rank)."""
     if grad_tensors is not None and len(grad_tensors) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} outputs but {len(grad_tensors)} gradients")
     starts = []
     for i, t in enumerate(tensors):
+        if isinstance(t, GradientEdge):  # the pass starts where the edge's gradient arrives
+            node, slot, rank = edge_position(t, "grad()")
+            starts.append((node, slot, rank, _EdgeOutput(node.in_meta[slot][rank])))
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"element {i} of tensors must be a Tensor, but got {type(t).__name__}")
         meta = t._meta

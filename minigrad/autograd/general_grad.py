@@ -90,6 +90,7 @@ from ..tensor import Tensor
 from .accumulation import AccumulationNode
 from .grad_node import announce_node, released_error
 from .grad_tensor_holder import GradTensorHolder
+from .gradient_edge import GradientEdge, edge_position, edge_tensor
 
 if TYPE_CHECKING:  # pragma: no cover
     from .grad_node import GradNode
@@ -202,11 +203,16 @@ class GeneralGrad:
         """``GetTargetNodesInfo``: where each tensor's gradient arrives in the copied graph.
 
         A leaf's gradient arrives at its AccumulationNode, a non-leaf's at its
-        grad node's (out_slot, out_rank). A tensor outside the copied graph
+        grad node's (out_slot, out_rank), a ``GradientEdge``'s at the position it
+        names. A tensor outside the copied graph
         gets ``node=None`` (an unused input; a no_grad var that cuts nothing).
         """
         out = self.no_grad_targets if is_no_grad_vars else self.input_targets
         for i, t in enumerate(tensors):
+            if isinstance(t, GradientEdge):  # already a position (autograd/gradient_edge.py)
+                node, slot, rank = edge_position(t, "grad()")
+                out.append(_Target(i, edge_tensor(t)[0], self.orig_to_copied.get(node), slot, rank))
+                continue
             meta = t._meta
             node: GradNode | None = None
             slot = rank = 0
@@ -518,17 +524,23 @@ class GeneralGrad:
             else:
                 missing.append(i)
             if rec is not None:
-                rec.emit(GeneralGradResult(input=t._id, value=rec.preview(g._data) if g is not None else None))
+                rec.emit(GeneralGradResult(input=_input_id(t), value=rec.preview(g._data) if g is not None else None))
             out.append(g)
         if missing and not self.allow_unused:
             i = missing[0]
-            name = self.inputs[i]._name or f"t{self.inputs[i]._id}"
+            t = self.inputs[i]
+            name = edge_tensor(t)[1] if isinstance(t, GradientEdge) else t._name or f"t{t._id}"
             raise RuntimeError(  # PyTorch's words, then which tensor
                 f"The differentiated Tensor at index {i} appears to not have been used in the graph. Set "
                 f"allow_unused=True if this is the desired behavior.\n(grad(): input {i}, '{name}', does not appear "
                 f"in the backward graph of the outputs, or every path to it was cut by no_grad_vars)"
             )
         return out
+
+
+def _input_id(t: "Tensor | GradientEdge") -> int:
+    """The tensor id a result names: the input's, or that of the tensor an edge was taken from."""
+    return edge_tensor(t)[0] if isinstance(t, GradientEdge) else t._id
 
 
 def _apply_target_hooks(node: "GradNode", slot: int, rank: int, g: "Tensor") -> "Tensor":
