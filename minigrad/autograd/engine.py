@@ -193,7 +193,7 @@ def _node_error(node: "GradNode", exc: BaseException) -> BaseException:
         return exc
     if node.origin is not None:  # recorded: say where the node was made (PyTorch's anomaly mode tells the same)
         where += f", made at {node.origin}"
-    cls = type(exc) if isinstance(exc, (RuntimeError, ValueError, TypeError)) else RuntimeError
+    cls = type(exc) if isinstance(exc, (RuntimeError, ValueError, TypeError, AssertionError)) else RuntimeError
     try:
         new = cls(f"in {where}: {msg}")
     except Exception:  # exotic exception signature

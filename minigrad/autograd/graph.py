@@ -31,10 +31,11 @@ from . import engine as _engine
 from .accumulation import accumulation_node_for
 from .grad_node import GradNode
 from .gradient_edge import GradientEdge, get_gradient_edge
+from .saved_mutation import allow_mutation_on_saved_tensors
 from .tensor_wrapper import SAVED_TENSORS_HOOKS as _HOOKS
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node", "increment_version",
-           "register_multi_grad_hook", "GradientEdge", "get_gradient_edge"]
+           "register_multi_grad_hook", "GradientEdge", "get_gradient_edge", "allow_mutation_on_saved_tensors"]
 
 
 class Node(abc.ABC):

@@ -34,11 +34,15 @@ from .grad_mode import set_grad_enabled
 if TYPE_CHECKING:  # pragma: no cover
     from .grad_node import GradNode
 
-__all__ = ["TensorWrapper", "SAVED_TENSORS_HOOKS"]
+__all__ = ["TensorWrapper", "SAVED_TENSORS_HOOKS", "BEFORE_INPLACE_WRITE"]
 
 #: The stack of ``(pack_hook, unpack_hook)`` pairs pushed by
 #: ``mg.autograd.graph.saved_tensors_hooks``; only the innermost pair applies.
 SAVED_TENSORS_HOOKS: list[tuple[Any, Any]] = []
+
+#: Called with a tensor just before an in-place op writes into its storage (``dispatch/dygraph.py``,
+#: ``_write_back``): ``graph.allow_mutation_on_saved_tensors`` clones what was saved from that storage.
+BEFORE_INPLACE_WRITE: list[Any] = []
 
 #: The grad nodes whose saved tensors are being unpacked by a hook, innermost last
 #: (``utils/checkpoint.py`` names the node that triggered a recomputation).

@@ -37,6 +37,7 @@ from ..autograd.engine import RUNNING_PASSES
 from ..autograd.grad_mode import GRAD_MODE
 from ..autograd.grad_node import GradNode, announce_node
 from ..autograd.node_creation import create_grad_node, require_any_grad
+from ..autograd.tensor_wrapper import BEFORE_INPLACE_WRITE
 from ..autograd.views import (DEFAULT, check_inplace, check_view_inplace, make_view, mark_multi_output, rebind_saved_result, rewrites_base,
                               view_function_name)
 from .. import dtypes as _dt
@@ -387,6 +388,9 @@ def _keep_saved_values(node: GradNode, self: Tensor) -> None:
 
 def _write_back(self: Tensor, op_name: str, new_values: Any) -> None:
     """Write ``new_values`` into ``self``'s storage and bump its version counter."""
+    if BEFORE_INPLACE_WRITE:  # (allow_mutation_on_saved_tensors: the saved values cloned first)
+        for before in list(BEFORE_INPLACE_WRITE):  # (a watcher may leave the list)
+            before(self)
     if isinstance(self._data, np.generic):
         # A NumPy scalar (a 0-d kernel result) is immutable and shares no memory with
         # any other tensor: give the tensor a writable 0-d array of the same value.
