@@ -203,3 +203,25 @@ def test_hooks_in_no_grad_only_run_forward_hooks() -> None:
     with mg.no_grad():
         y = m(_x(mg))
     assert calls == ["fw"] and not y.requires_grad
+
+
+def test_tensor_hooks_on_a_modules_output_and_input_run_before_its_backward_hooks() -> None:
+    """PyTorch registers a module's backward hooks on its boundary node as node hooks, which its engine runs after
+    the tensor hooks of that node's gradients: a hook on the output runs before the module's pre-hook, and
+    what it returns is what the pre-hook sees."""
+    results = []
+    layers = _pairs((3, 2))
+    for lib in (mg, torch):
+        (m,) = layers[lib]
+        order = []
+        m.register_full_backward_pre_hook(lambda mod, go: order.append(("pre", _plain(go))))
+        m.register_full_backward_hook(lambda mod, gi, go: order.append(("post", _plain(gi))))
+        x = _x(lib)
+        out = m(x)
+        out.register_hook(lambda g: order.append("output hook") or g * 2)
+        out.retain_grad()
+        out.sum().backward()
+        order.append(("retained", _plain(out.grad)))
+        results.append(order)
+    assert results[0] == results[1]
+    assert results[0][0] == "output hook" and results[0][1][0] == "pre"

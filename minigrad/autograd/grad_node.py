@@ -187,7 +187,9 @@ class GradNode:
 
     def apply_gradient_hooks(self, grads: list[list[Any]]) -> list[list[Any]]:
         """Run hooks on the incoming gradients in registration order, chaining results
-        (``ApplyGradientHooks``). Retain-grad hooks run last so ``.grad`` sees the final value."""
+        (``ApplyGradientHooks``). As PyTorch's engine runs a node's tensor pre-hooks, then its
+        retain-grad hooks (so ``.grad`` sees the final value), then its own pre-hooks: a module's
+        backward hooks, which PyTorch registers on the node, run after the tensors' hooks."""
         assert self.hooks is not None
         rec = bus.recorder
         for key, hooks in self.hooks.items():
@@ -197,7 +199,7 @@ class GradNode:
             if slot >= len(grads) or rank >= len(grads[slot]):
                 continue
             g = grads[slot][rank]
-            ordered = [h for h in hooks if h[2] != "retain_grad"] + [h for h in hooks if h[2] == "retain_grad"]
+            ordered = sorted(hooks, key=_hook_rank) if len(hooks) > 1 else hooks
             for _hid, fn, kind, tensor_id in ordered:
                 if g is None:
                     break
@@ -349,6 +351,14 @@ def _checked_values(out: Any, values: tuple, fn: Any, node: "GradNode") -> tuple
                            f"{len(values)})")
     return tuple(new if new is None or old is None else check_hook_result(new, old, fn)
                  for new, old in zip(out, values))
+
+
+#: the order of a slot's hooks by kind (the rest keep their registration order among themselves)
+_HOOK_RANKS = {"retain_grad": 1, "module_backward_pre": 2, "module_backward": 2}
+
+
+def _hook_rank(hook: tuple[Any, ...]) -> int:
+    return _HOOK_RANKS.get(hook[2], 0)
 
 
 def check_hook_result(out: Any, g: Any, fn: Any = None) -> Any:
