@@ -995,11 +995,11 @@ _DETACH_VIEW = ("Can't detach views in-place. Use detach() instead. If you are u
 
 def _detach_(self: Tensor) -> Tensor:
     """``x.detach_()``: ``x`` itself leaves the graph (no ``grad_fn``, no ``requires_grad``); a view refuses, as
-    PyTorch's (its base's history would still reach it). A leaf's ``.grad`` goes with its autograd state (PyTorch
-    keeps it: minigrad's tensors that do not require grad hold no gradient)."""
+    PyTorch's (its base's history would still reach it). Its ``.grad`` stays, as PyTorch's."""
     if self._view is not None:
         raise RuntimeError(_DETACH_VIEW)
-    self._meta = None
+    meta, self._meta = self._meta, None
+    self._keep_grad(meta)
     return self
 
 

@@ -321,6 +321,16 @@ def result_type(tensor1: Any, tensor2: Any) -> DType:
     return out
 
 
+_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "bfloat16": "BFloat16"}
+
+
+def scalar_type_name(dtype: Any) -> str:
+    """PyTorch's name of a dtype in its messages (``Long`` for int64)."""
+    name = getattr(dtype, "name", str(dtype))
+    return _SCALAR_TYPE_NAMES.get(name, name)
+
+
 #: The C++ type behind each dtype, as some of PyTorch's messages name a dtype (``long int``, ``c10::Half``)
 _CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",

@@ -104,8 +104,11 @@ class Tensor:
     # TensorWrapper of its last save, shared by later saves (``autograd/tensor_wrapper.py``).
     # ``_inference``: set (True) only on an inference tensor (``is_inference``), one made inside ``inference_mode()``
     # or a view or ``detach()`` of one; unset on the others.
+    # ``_grad``: set only on a tensor that holds a ``.grad`` but no autograd state (PyTorch's ``.grad`` is a
+    # field of every tensor: assigned to one that does not require grad, or kept by ``requires_grad_(False)``
+    # and ``detach_()``); a tensor that requires grad keeps its gradient in its AutogradMeta.
     __slots__ = ("_data", "_dtype", "_device", "_layout", "_meta", "_vc", "_view", "_id", "_name", "_acc", "_saved",
-                 "_number", "_inference", "__weakref__")
+                 "_number", "_inference", "_grad", "__weakref__")
 
     # Tensors compare elementwise (``==`` builds a bool tensor), so hash by identity.
     __hash__ = object.__hash__
@@ -400,12 +403,17 @@ class Tensor:
                     f"only tensors of floating point dtype can require gradients, but this tensor is {self._dtype}"
                 )
             self._meta = AutogradMeta(self._id, self._name)
+            if hasattr(self, "_grad"):  # a .grad it held without requiring grad
+                self._meta.grad = self._grad
+                del self._grad
             if self._id in _VIEWS:
                 _views_follow_base(self, True)
         elif not value and (meta is None or meta.accumulates):  # a no_grad view's flag is its base's
             self._meta = None
-            if meta is not None and self._id in _VIEWS:
-                _views_follow_base(self, False)
+            if meta is not None:
+                self._keep_grad(meta)
+                if self._id in _VIEWS:
+                    _views_follow_base(self, False)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set ``requires_grad`` in place; returns ``self``."""
@@ -425,7 +433,8 @@ class Tensor:
     @property
     def grad(self) -> "Tensor | None":
         """The accumulated gradient (leaves, and non-leaves after ``retain_grad()``)."""
-        return self._meta.grad if self._meta is not None else None
+        meta = self._meta
+        return meta.grad if meta is not None else getattr(self, "_grad", None)
 
     @property
     def retains_grad(self) -> bool:
@@ -435,15 +444,37 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: "Tensor | None") -> None:
-        if value is not None and not isinstance(value, Tensor):
-            raise TypeError(f"assigned grad must be a Tensor or None, but got {type(value).__name__}")
-        if value is not None and value.shape != self.shape:
-            raise RuntimeError(f"assigned grad has shape {tuple(value.shape)}, but the tensor has shape {tuple(self.shape)}")
-        if self._meta is None:
-            if value is None:
-                return
-            raise RuntimeError("cannot assign .grad to a tensor that does not require grad")
-        self._meta.grad = value
+        if value is not None:  # PyTorch's checks, in its order and words
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_dt.cpp_type_name(value._dtype)}' to a tensor with "
+                    f"grad_dtype '{_dt.scalar_type_name(self._dtype)}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a "
+                    "specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match.")
+            if value._device != self._device:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with device type '{as_device(value._device).type}' to a tensor "
+                    f"with device type '{as_device(self._device).type}'. Please ensure that the gradient and the "
+                    "tensor are on the same device")
+            if value.shape != self.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
+        if self._meta is not None:
+            self._meta.grad = value
+        elif value is not None:
+            self._grad = value
+        elif hasattr(self, "_grad"):
+            del self._grad
+
+    def _keep_grad(self, meta: Any) -> None:
+        """``self`` leaves autograd (``requires_grad_(False)``, ``detach_()``): its ``.grad`` stays, as PyTorch's."""
+        if meta is not None and meta.grad is not None:
+            self._grad = meta.grad
 
     def is_inference(self) -> bool:
         """Whether this is an inference tensor (PyTorch's): made inside ``inference_mode()``, or a view or a

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..dtypes import cpp_type_name, is_floating_np
+from ..dtypes import cpp_type_name, is_floating_np, scalar_type_name  # noqa: F401  (scalar_type_name: imported from here too)
 from ..errors import OutOfRangeError, ShapeError
 from .pool_windows import pool_out_size
 
@@ -208,16 +208,6 @@ def matmul(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool
 
 
 #: NumPy dtype -> PyTorch's ScalarType name, as its dtype errors print it ("Got: Long")
-_SCALAR_TYPE_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                      "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "bfloat16": "BFloat16"}
-
-
-def scalar_type_name(dtype: Any) -> str:
-    """PyTorch's name of a dtype in its messages (``Long`` for int64)."""
-    name = getattr(dtype, "name", str(dtype))
-    return _SCALAR_TYPE_NAMES.get(name, name)
-
-
 def _matmul_mismatch(x_ndim: int, y_ndim: int, dx: list[int], dy: list[int]) -> str:
     """PyTorch's words for inner dimensions that differ (``dx``/``dy``: the shapes as multiplied, 1-D
     operands already given their added dimension), the text a student searches for."""
