@@ -41,6 +41,7 @@ CONTRACT = {
     "saved.pack": "tensor hook",
     "recompute.begin": "node function mode",
     "recompute.end": "node",
+    "checkpoint.saved": "op aten bytes use",
     "general_grad.copy": "mapping",
     "general_grad.targets": "inputs no_grad",
     "general_grad.update": "startup ending needed",

@@ -210,8 +210,11 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
         rec.emit(_infer_meta_event(op.name, meta))
         t0 = time.perf_counter_ns()
         out = launch(op, kernel, arrays, attrs, meta)
-        rec.emit(KernelLaunch.new(op=op.name, kernel=kernel.name, backend=kernel.key.backend,
-                                  wall_ns=time.perf_counter_ns() - t0))
+        if NOT_LAUNCHED[0]:  # a mode handed back an output without running the kernel: no launch to show
+            NOT_LAUNCHED[0] = False
+        else:
+            rec.emit(KernelLaunch.new(op=op.name, kernel=kernel.name, backend=kernel.key.backend,
+                                      wall_ns=time.perf_counter_ns() - t0))
     layout = op.torch_layout
     # NumPy's layout made PyTorch's where it may differ (the common cases tested here); a GPU kernel lays
     # its result out itself (``torch_layout`` returns a device array as it is: no flags read for nothing),
@@ -232,9 +235,20 @@ def launch_and_check(op: "OpDef", kernel: Any, arrays: list[Any], attrs: dict[st
     return out
 
 
+#: Modes that see every kernel call before it runs, innermost last: ``mode(op, kernel, arrays, attrs, meta)``
+#: returns the call's output, made by ``run_kernel`` or not (a selective checkpoint's cached output:
+#: ``utils/selective_checkpoint.py``). Empty: one test of a list per call.
+KERNEL_MODES: list[Any] = []
+#: set by a mode (while recording) that answered a call without running its kernel: no ``kernel.launch``
+NOT_LAUNCHED = [False]
+
+
 def launch(op: "OpDef", kernel: Any, arrays: Any, attrs: dict[str, Any], meta: Any = None) -> Any:
-    """The kernel's launch: its function on ``arrays``; NumPy's bare ``MemoryError`` made to name the op
-    (and the output shapes ``meta`` InferMeta computed, when it ran: array mode skips it)."""
+    """The kernel's launch: its function on ``arrays`` (or what the innermost of ``KERNEL_MODES`` gives);
+    NumPy's bare ``MemoryError`` made to name the op (and the output shapes ``meta`` InferMeta computed,
+    when it ran: array mode skips it)."""
+    if KERNEL_MODES:
+        return KERNEL_MODES[-1](op, kernel, arrays, attrs, meta)
     if warnings.filters is not _filters_seen:  # NOTE [ Floating-point warnings stay inside the kernels ]
         _silence_fp_warnings()
     try:
@@ -244,6 +258,16 @@ def launch(op: "OpDef", kernel: Any, arrays: Any, attrs: dict[str, Any], meta: A
     if isinstance(out, np.generic):  # a ufunc's result for 0-d inputs: an immutable NumPy scalar
         return np.asarray(out)
     return out
+
+
+def run_kernel(op: "OpDef", kernel: Any, arrays: Any, attrs: dict[str, Any], meta: Any = None) -> Any:
+    """``launch`` as if no mode were open: what a mode calls to run the kernel itself."""
+    modes = KERNEL_MODES[:]
+    KERNEL_MODES.clear()
+    try:
+        return launch(op, kernel, arrays, attrs, meta)
+    finally:
+        KERNEL_MODES[:] = modes
 
 
 def to_requested(name: str, kernel: Any, out: Any, device: str, layout: str) -> tuple[Any, str, str]:

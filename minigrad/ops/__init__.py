@@ -45,6 +45,8 @@ for _name in sorted(_modules, key=lambda n: (_FIRST.index(n) if n in _FIRST else
             __all__.append(_export)
 del _name, _module, _export
 
+from .aten_names import aten  # noqa: E402  (torch.ops.aten: PyTorch's names for the ops, not exported at top level)
+
 # Every op defined: give each its checked-in dygraph function (``minigrad codegen --write``).
 from ..dispatch.generated import attach as _attach  # noqa: E402
 

@@ -527,6 +527,17 @@ def why_recompute_begin(ev: Any, c: Why) -> str:
     return "activation checkpointing: the forward runs again inside backward to make the tensors it did not save"
 
 
+def what_checkpoint_saved(ev: Any, n: Names) -> str:
+    if ev.use == "keep":
+        return f"keep the output of {ev.op} ({ev.aten}, {ev.bytes} bytes) for backward"
+    return f"reuse the kept output of {ev.op} ({ev.aten}): its kernel does not run again"
+
+
+def why_checkpoint_saved(ev: Any, c: Why) -> str:
+    return ("selective checkpointing: its policy keeps this op's output from the forward, so the recomputation "
+            "inside backward skips the op (memory traded for compute, op by op)")
+
+
 def what_recompute_end(ev: Any, n: Names) -> str:
     return f"recomputation for {n.node_name(ev.node)} done"
 

@@ -371,8 +371,8 @@ class DeviceSync(Event):
     the result of ``nonzero``, ``x[mask]``, ``masked_select``), ``"unique"`` (the number of distinct values),
     ``"cholesky"`` (``linalg.cholesky``'s ``info``, read to refuse a matrix that is not positive-definite),
     ``"matrix_exp"`` (the number of squarings ``matrix_exp`` makes), ``"anomaly check"`` (anomaly mode's
-    NaN test of a node's outputs, ``mg.autograd.detect_anomaly``) or ``"synchronize"``
-    (``mg.cuda.synchronize()``);
+    NaN test of a node's outputs, ``mg.autograd.detect_anomaly``), ``"synchronize"``
+    (``mg.cuda.synchronize()``) or ``"event"`` (``mg.cuda.Event.synchronize()``, ``Stream.synchronize()``);
     ``source`` is the user's ``file:line``. ``mg.cuda.set_sync_debug_mode`` warns or raises at each."""
 
     reason: str
@@ -557,6 +557,20 @@ class RecomputeEnd(Event):
     once every saved tensor it needed was made again)."""
 
     node: int
+
+
+@_event("checkpoint.saved")
+class CheckpointSaved(Event):
+    """Selective checkpointing (``create_selective_checkpoint_contexts``) kept a kernel call's output:
+    ``use`` is ``"keep"`` in the forward (the policy said save: the output stays alive until backward)
+    and ``"reuse"`` in the recomputation (the kept output is handed back: no kernel runs, so no
+    ``kernel.launch`` follows). ``op`` is minigrad's op, ``aten`` PyTorch's name for the call
+    (``aten.mm.default``), ``bytes`` the output's size."""
+
+    op: str
+    aten: str
+    bytes: int
+    use: str
 
 
 # ---------------------------------------------------------------------------

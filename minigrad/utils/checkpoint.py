@@ -51,9 +51,12 @@ from ..nn import Sequential as _Sequential
 from ..tensor import Tensor as _Tensor
 from ..tracing import bus as _bus
 from ..tracing.events import RecomputeBegin as _RecomputeBegin, RecomputeEnd as _RecomputeEnd
+from .selective_checkpoint import (SAC_IGNORED_OPS, CheckpointPolicy, SelectiveCheckpointContext,  # noqa: F401
+                                   create_selective_checkpoint_contexts)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
-           "detach_variable", "noop_context_fn", "set_checkpoint_early_stop"]
+           "detach_variable", "noop_context_fn", "set_checkpoint_early_stop", "CheckpointPolicy",
+           "SelectiveCheckpointContext", "SAC_IGNORED_OPS", "create_selective_checkpoint_contexts"]
 
 
 class CheckpointError(RuntimeError):
@@ -199,8 +202,9 @@ class _Frame:
     and the recomputed values per backward pass."""
 
     def __init__(self, fn: _Callable[..., _Any], args: tuple[_Any, ...], kwargs: dict[str, _Any],
-                 rng_state: _Any, early_stop: bool, check: bool) -> None:
+                 rng_state: _Any, early_stop: bool, check: bool, recompute_context: _Any = None) -> None:
         self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.recompute_context = recompute_context  # (context_fn's second context; None: nothing)
         self.rng_state = rng_state
         self.early_stop = early_stop
         self.check = check
@@ -234,7 +238,8 @@ class _Frame:
         node = _UNPACKING_FOR[-1] if _UNPACKING_FOR else None
         hooks = _saved_tensors_hooks(lambda t: self._collect(t, pass_id), lambda t: t)
         try:
-            with _Recompute(node, self.fn, "non_reentrant", self.rng_state), hooks, _enable_grad():
+            with _Recompute(node, self.fn, "non_reentrant", self.rng_state), hooks, _enable_grad(), \
+                    self.recompute_context or _contextlib.nullcontext():
                 self.fn(*self.args, **self.kwargs)
         except _StopRecomputation:
             pass
@@ -286,7 +291,8 @@ _DETERMINISM_CHECKS = ("default", "none")
 
 
 def _checkpoint_without_reentrant(fn: _Callable[..., _Any], preserve: bool, determinism_check: str,
-                                  early_stop: bool, args: tuple[_Any, ...], kwargs: dict[str, _Any]) -> _Any:
+                                  early_stop: bool, args: tuple[_Any, ...], kwargs: dict[str, _Any],
+                                  context_fn: _Callable[[], _Any] = noop_context_fn) -> _Any:
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(
             f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but got {determinism_check}"
@@ -296,8 +302,9 @@ def _checkpoint_without_reentrant(fn: _Callable[..., _Any], preserve: bool, dete
     rng_state = _generator.get_state() if preserve else None
     if _EARLY_STOP[0] is not None:
         early_stop = _EARLY_STOP[0]
-    frame = _Frame(fn, args, kwargs, rng_state, early_stop, determinism_check == "default")
-    with _saved_tensors_hooks(frame.checkpoint_pack, frame.checkpoint_unpack):
+    forward_context, recompute_context = context_fn()
+    frame = _Frame(fn, args, kwargs, rng_state, early_stop, determinism_check == "default", recompute_context)
+    with _saved_tensors_hooks(frame.checkpoint_pack, frame.checkpoint_unpack), forward_context:
         return fn(*args, **kwargs)
 
 
@@ -313,7 +320,9 @@ def checkpoint(function: _Callable[..., _Any], *args: _Any, use_reentrant: bool 
             explicitly: leaving it out warns, as PyTorch does, and picks ``True``.
         preserve_rng_state: (keyword) replay the random state of the forward in the
             recomputation, so dropout draws the same mask (default ``True``).
-        context_fn: PyTorch's hook for custom contexts; only the default is supported.
+        context_fn: returns two context managers: the forward runs inside the first, the
+            recomputation inside the second (non-reentrant only); selective checkpointing's come
+            from ``create_selective_checkpoint_contexts`` (``utils/selective_checkpoint.py``).
         determinism_check: ``"default"`` compares the shape, dtype and device of each
             recomputed saved tensor with the original; ``"none"`` skips it.
         debug: accepted for PyTorch's signature (non-reentrant only); no effect.
@@ -339,9 +348,7 @@ def checkpoint(function: _Callable[..., _Any], *args: _Any, use_reentrant: bool 
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve, *args)
-    if context_fn is not noop_context_fn:
-        raise NotImplementedError("checkpoint(): minigrad supports only the default context_fn")
-    return _checkpoint_without_reentrant(function, preserve, determinism_check, early_stop, args, kwargs)
+    return _checkpoint_without_reentrant(function, preserve, determinism_check, early_stop, args, kwargs, context_fn)
 
 
 def checkpoint_sequential(functions: _Any, segments: int, input: _Any, use_reentrant: bool | None = None,
