@@ -480,10 +480,12 @@ def stand_in_host_per_op() -> list[dict[str, Any]]:
 
     run_kernel = fake_cupy._Kernel.__call__
     fake_cupy._Kernel.__call__ = lambda self, grid, block, args: None
+    fake_cupy.POOL.active = False  # (nor the stand-in's count of allocations)
     try:
         return bench_host_per_op(cupy, None)
     finally:
         fake_cupy._Kernel.__call__ = run_kernel
+        fake_cupy.POOL.active = True
 
 
 def counts_markdown(rows: list[dict[str, Any]], title: str) -> str:

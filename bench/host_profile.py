@@ -233,6 +233,7 @@ def main() -> int:
         import fake_cupy
 
         fake_cupy._Kernel.__call__ = lambda self, grid, block, args: None
+        fake_cupy.POOL.active = False  # nor does it count allocations (mg.cuda's memory statistics)
     import cupy
 
     if a.stand_in:  # cuBLAS's calls no-ops too (still counted): what is left is minigrad's host time

@@ -179,6 +179,12 @@ from ._tensor_methods_more import LEGACY_STORAGES as _LEGACY_STORAGES  # noqa: E
 
 globals().update({_cls.__name__: _cls for _cls in _LEGACY_STORAGES.values()})
 __all__ += [*_torch_functions.__all__, *(_cls.__name__ for _cls in _LEGACY_STORAGES.values())]
+# PyTorch's autocast state functions (mg.set_autocast_enabled("cpu", True) ...), and torch.cond.
+from .amp import STATE_FUNCTIONS as _AMP_STATE_FUNCTIONS  # noqa: E402
+from .control_flow import cond  # noqa: E402
+
+globals().update({_name: getattr(amp, _name) for _name in _AMP_STATE_FUNCTIONS})
+__all__ += [*_AMP_STATE_FUNCTIONS, "cond"]
 
 
 def __getattr__(name: str) -> object:

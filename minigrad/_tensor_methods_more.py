@@ -1,6 +1,7 @@
 """The rest of ``torch.Tensor``'s surface that course and library code calls: storage management
 (``resize_``, ``share_memory_``), layout questions (``dim_order``, ``is_set_to``, ``storage_type``), small
-composites (``narrow_copy``, ``nonzero_static``, ``prelu``), the hooks libraries call (``module_load``,
+composites (``narrow_copy``, ``nonzero_static``, ``prelu``, ``angle``, ``as_strided_scatter``, and
+``conv_tbc``, which ``nn.functional`` takes from here), the hooks libraries call (``module_load``,
 ``as_subclass``, ``record_stream``) and the methods PyTorch removed but still answers with a pointer to their
 replacement (``symeig``, ``eig``, ``lstsq``, ``solve``, ``reinforce``, ``volatile``).
 
@@ -18,6 +19,7 @@ Example:
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, Callable
 
@@ -27,13 +29,14 @@ from . import dtypes, ops
 from .autograd.function import Function
 from .devices import (CHANNELS_LAST, array_module, format_strides, iterator_order, memory_format, row_major_strides,
                       swap_rule)
+from .kernels.infer_meta import scalar_type_name
 from .kernels.strided import as_strided_view
 from .ops._checks import check_int
 from .storage import TypedStorage, _warn_typed_storage_removal, is_shared_array, mark_shared
 from ._tensor_methods import _TYPE_NAMES, _callback_check
 from .tensor import Tensor, VersionCounter, bases_sharing, live_views, register_view, storage_array
 
-__all__ = ["LEGACY_STORAGES"]
+__all__ = ["LEGACY_STORAGES", "angle", "as_strided_scatter", "conv_tbc"]
 
 
 # -- resize_: a new geometry over the storage, the storage grown when it is too small ---------------------------
@@ -494,6 +497,114 @@ def _set_volatile(self: Tensor, value: Any) -> None:
                   stacklevel=2)
 
 
+
+# -- angle, as_strided_scatter, conv_tbc: functions PyTorch also has as methods or in nn.functional (composite) --
+#
+# They are here rather than in ``torch_functions.py`` because ``nn.functional`` (``F.conv_tbc``) and ``Tensor``
+# both need them, and ``torch_functions.py`` sits above ``nn``. Each is a composite of minigrad's ops, so its
+# graph shows those ops where PyTorch's shows one node (``AngleBackward0``, ``AsStridedScatterBackward0``,
+# ``ConvTbcBackward0``); the values and gradients are PyTorch's.
+
+def angle(input: Tensor) -> Tensor:
+    """``torch.angle`` of a real tensor: ``pi`` where ``input < 0``, else 0, NaN kept; an integer or bool
+    input gives the default float dtype. Its gradient is zero everywhere (PyTorch's ``angle_backward`` for
+    real inputs). Composite: ``where(isnan(x), x * 0, (x < 0) * pi)`` - ``x * 0`` carries the NaNs
+    and a zero gradient (``where`` picks it only at the NaNs, so ``-inf`` still gives ``pi``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.angle(mg.tensor([-2.0, 0.0, 3.0])).tolist()
+        [3.1415927410125732, 0.0, 0.0]
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(f"angle(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.is_complex():
+        return ops.atan2(ops.imag(input), ops.real(input))
+    x = input if input.is_floating_point() else input.to(dtypes.get_default_dtype())
+    half_plane = ops.mul(ops.lt(x, 0).to(x.dtype), math.pi)
+    return ops.where(ops.isnan(x), ops.mul(x, 0.0), half_plane)
+
+
+def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """``torch.as_strided_scatter``: a copy of ``input`` (its layout kept, as ``clone``) whose elements under
+    ``copy.as_strided(size, stride, storage_offset)`` are ``src``'s. Composite: ``clone``, ``as_strided``
+    of the copy, ``copy_`` of ``src`` into that view, so ``input`` gets the gradient outside the slice and
+    ``src`` the gradient read through it.
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.as_strided_scatter(mg.zeros(4), mg.ones(2), (2,), (2,)).tolist()
+        [1.0, 0.0, 1.0, 0.0]
+    """
+    for pos, (name, t) in enumerate((("input", input), ("src", src))):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"as_strided_scatter(): argument '{name}' (position {pos + 1}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    out = ops.clone(input)
+    view = ops.as_strided(out, size, stride, storage_offset)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+def _check_conv_tbc(input: Tensor, weight: Tensor, bias: Any, pad: Any) -> int:
+    """PyTorch's refusals of ``conv_tbc``, in its order; the number of output time steps."""
+    for pos, (name, t) in enumerate((("input", input), ("weight", weight), ("bias", bias))):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"conv_tbc(): argument '{name}' (position {pos + 1}) must be Tensor, not {type(t).__name__}")
+    pad = check_int("conv_tbc", "pad", 4, pad)
+    if input.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if bias.shape[0] != weight.shape[2]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if input.dtype != weight.dtype:
+        from_, to = (scalar_type_name(d) for d in (input.dtype, weight.dtype))
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {from_} and {to}")
+    steps = input.shape[0] + 2 * pad - weight.shape[0] + 1
+    if steps < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {steps}: "
+                           f"[{steps}, {input.shape[1]}, {weight.shape[2]}]")
+    return steps
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """``torch.conv_tbc`` (and ``F.conv_tbc``): a 1-D convolution over time-major input ``(T, B, C_in)`` with a
+    ``(K, C_in, C_out)`` filter and a ``(C_out,)`` bias, ``pad`` zero steps on each side (a negative ``pad``
+    crops). The output is ``(T + 2 pad - K + 1, B, C_out)``. Composite: ``conv1d`` between ``permute``s
+    (PyTorch's is one ``ConvTbcBackward0`` node).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.conv_tbc(mg.ones(4, 1, 2), mg.ones(3, 2, 1), mg.zeros(1), 1).flatten().tolist()
+        [4.0, 6.0, 6.0, 4.0]
+    """
+    steps = _check_conv_tbc(input, weight, bias, pad)
+    x = ops.permute(input, (1, 2, 0))  # (B, C_in, T): conv1d's layout
+    if pad < 0:  # the padding conv1d refuses: crop instead
+        x, pad = ops.narrow(x, 2, -pad, x.shape[2] + 2 * pad), 0
+    extra = 1 if steps == 0 else 0  # conv1d refuses an empty output: compute one step and drop it
+    y = ops.conv1d(x, ops.permute(weight, (2, 1, 0)), bias, 1, pad + extra)
+    if extra:
+        y = ops.narrow(y, 2, 0, 0)
+    return ops.permute(y, (2, 0, 1))
+
+
+def _angle(self: Tensor) -> Tensor:
+    return angle(self)
+
+
+def _as_strided_scatter(self: Tensor, src: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    return as_strided_scatter(self, src, size, stride, storage_offset)
+
+
 for _name, _fn in (
         ("resize_", _resize_), ("resize_as_", _resize_as_), ("resize", _resize), ("resize_as", _resize_as),
         ("share_memory_", _share_memory_), ("is_shared", _is_shared), ("dim_order", _dim_order),
@@ -501,7 +612,8 @@ for _name, _fn in (
         ("to_dense", _to_dense), ("prelu", _prelu), ("narrow_copy", _narrow_copy),
         ("nonzero_static", _nonzero_static), ("map2_", _map2_), ("as_subclass", _as_subclass),
         ("record_stream", _record_stream), ("module_load", _module_load), ("solve", _solve), ("lstsq", _lstsq),
-        ("eig", _eig), ("symeig", _symeig), ("reinforce", _reinforce)):
+        ("eig", _eig), ("symeig", _symeig), ("reinforce", _reinforce), ("angle", _angle),
+        ("as_strided_scatter", _as_strided_scatter)):
     _fn.__name__, _fn.__qualname__ = _name, f"Tensor.{_name}"  # a missing argument is reported as PyTorch's
     setattr(Tensor, _name, _fn)
 Tensor.grad_dtype = property(_grad_dtype, _set_grad_dtype)  # type: ignore[attr-defined]

@@ -15,10 +15,15 @@ NOTE [ The scale's arithmetic ]
     ``1/scale`` computed in float64 and rounded to float32. The scaler here keeps a ``numpy.float32``
     and does the same, so ``get_scale()`` follows PyTorch's sequence value for value.
 
-How minigrad differs: autocast casts to float16 on every device (minigrad has no bfloat16, PyTorch's CPU
-default), so ``autocast("cpu")`` means float16; another ``dtype`` disables the context with a warning, as
-PyTorch does for a dtype a device does not support. Misusing a scaler (``step()`` before ``scale()``)
-raises ``RuntimeError`` where PyTorch fails an ``assert``.
+PyTorch keeps autocast's state per thread and per device type (enabled, dtype; the weight cache and a nesting
+count for all), and its top-level functions read and set it (``torch.set_autocast_enabled("cpu", True)``,
+``torch.get_autocast_dtype("cpu")`` ...). Those functions are here too, on a state of the same shape, and
+each change drives minigrad's one autocast (``dispatch/amp_state.py``): NOTE [ One autocast, many device types ].
+
+How minigrad differs: its autocast casts every tensor whatever its device (minigrad's allow/deny lists,
+not PyTorch's per-device ones), so a CPU context also casts GPU tensors. Misusing a scaler (``step()``
+before ``scale()``) raises ``RuntimeError`` where PyTorch fails an ``assert``. minigrad caches no casts:
+the cache flag is kept and reported, and ``clear_autocast_cache()`` has nothing to clear.
 
 Example:
     >>> import minigrad as mg
@@ -35,10 +40,12 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import sys
+import threading
 import types
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -47,12 +54,14 @@ from . import dtypes as _dt
 from .autograd import no_grad
 from .creation import full
 from .devices import is_gpu_available
+from .errors import ShapeError
 from .dispatch import amp as _paddle_amp
 from .dispatch.amp_state import AMP
 from .ops import isfinite
 from .tensor import Tensor
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype"]
+__all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd", "is_autocast_available", "is_autocast_enabled",
+           "get_autocast_dtype"]
 
 _GPU_TYPES = ("cuda", "gpu")
 
@@ -68,16 +77,222 @@ def _device_type(device_type: Any, fn: str) -> str:
     return "cuda" if kind in _GPU_TYPES else "cpu"
 
 
+# -- autocast's state, as PyTorch keeps it ----------------------------------------------------------
+
+#: PyTorch's device types (the words of its refusal), and the ones autocast keeps a state for, with their
+#: default dtypes (``torch.get_autocast_dtype``: bfloat16 on the CPU, float16 on CUDA).
+_PYTORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+                         "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+_DEFAULT_DTYPES = {"cpu": _dt.bfloat16, "cuda": _dt.float16, "ipu": _dt.float16, "xpu": _dt.float16,
+                   "maia": _dt.bfloat16, "xla": _dt.bfloat16, "mps": _dt.float16, "hpu": _dt.bfloat16,
+                   "mtia": _dt.float16, "privateuseone": _dt.float16}
+
+
+class _AutocastState(threading.local):
+    """PyTorch's autocast state for one thread: per device type, enabled and dtype; the cache flag and nesting.
+
+    NOTE [ One autocast, many device types ]
+        minigrad's dygraph layer reads one state, ``AMP`` (a level and a dtype, for every tensor). It is
+        derived from this one: the CUDA entry when it is on and a GPU exists, else the CPU entry, else off
+        (``_apply``). The other device types have no tensors in minigrad: their entries are kept and read
+        back, and cast nothing - as PyTorch's CUDA entry casts no CPU tensor.
+    """
+
+    def __init__(self) -> None:
+        self.enabled = dict.fromkeys(_DEFAULT_DTYPES, False)
+        self.dtype = dict(_DEFAULT_DTYPES)
+        self.cache_enabled = True
+        self.nesting = 0
+
+
+_STATE = _AutocastState()
+
+
+def _state_device(device_type: Any, fn: str, position: int = 1) -> str:
+    """The device type ``device_type`` names in autocast's state (``"cuda:0"`` and minigrad's ``"gpu"`` are CUDA)."""
+    if not isinstance(device_type, str):
+        raise TypeError(f"{fn}(): argument 'device_type' (position {position}) must be str, "
+                        f"not {type(device_type).__name__}")
+    kind = device_type.partition(":")[0]
+    if kind == "gpu":
+        return "cuda"
+    if kind not in _PYTORCH_DEVICE_TYPES:
+        # ShapeError: a RuntimeError as PyTorch's, and the ValueError minigrad raised before
+        raise ShapeError(f"Expected one of {', '.join(_PYTORCH_DEVICE_TYPES)} device type at start of device "
+                         f"string: {device_type}")
+    if kind not in _DEFAULT_DTYPES:
+        raise ShapeError("unknown device type for autocast in get_autocast_dispatch_key_from_device_type")
+    return kind
+
+
+def _apply() -> None:
+    """Set ``AMP`` from the per-device state (NOTE [ One autocast, many device types ])."""
+    if _STATE.enabled["cuda"] and is_gpu_available():
+        AMP.level, AMP.dtype = 1, _STATE.dtype["cuda"]
+    elif _STATE.enabled["cpu"]:
+        AMP.level, AMP.dtype = 1, _STATE.dtype["cpu"]
+    else:
+        AMP.level, AMP.dtype = 0, None
+
+
+def _check_dtype(dtype: Any, fn: str) -> _dt.DType:
+    if not isinstance(dtype, _dt.DType):
+        raise TypeError(f"{fn}(): argument 'dtype' (position 2) must be minigrad.dtype, not {type(dtype).__name__}")
+    return dtype
+
+
+def _deprecated(old: str, new: str) -> None:
+    warnings.warn(f"torch.{old} is deprecated. Please use torch.{new} instead.", DeprecationWarning, stacklevel=3)
+
+
+def _check_bool(enabled: Any) -> bool:
+    if not isinstance(enabled, bool):
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    return enabled
+
+
+def is_autocast_enabled(device_type: Any = "cuda") -> bool:
+    """Whether autocast is on for ``device_type`` in this thread (PyTorch's default: ``"cuda"``).
+
+    minigrad's own spelling, ``autocast("O1")``, casts every tensor: under it every device type is on.
+
+    Example:
+        >>> import minigrad as mg
+        >>> with mg.autocast("cpu"):
+        ...     mg.is_autocast_enabled("cpu"), mg.is_autocast_enabled()
+        (True, False)
+    """
+    kind = _state_device(device_type, "is_autocast_enabled")
+    return _STATE.enabled[kind] or (AMP.level > 0 and not any(_STATE.enabled.values()))
+
+
+def set_autocast_enabled(*args: Any, **kwargs: Any) -> None:
+    """Switch autocast on or off for a device type: ``set_autocast_enabled("cpu", True)``, or
+    ``set_autocast_enabled(True)`` for CUDA (PyTorch's two forms).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.set_autocast_enabled("cpu", True)
+        >>> (mg.ones(2, 2) @ mg.ones(2, 2)).dtype
+        minigrad.bfloat16
+        >>> mg.set_autocast_enabled("cpu", False)
+    """
+    if len(args) + len(kwargs) == 1 and (args or "enabled" in kwargs):
+        kind, enabled, position = "cuda", args[0] if args else kwargs["enabled"], 1
+    else:
+        bound = dict(zip(("device_type", "enabled"), args), **kwargs)
+        if len(args) + len(kwargs) != 2 or set(bound) != {"device_type", "enabled"}:
+            got = ", ".join(type(v).__name__ for v in (*args, *kwargs.values()))
+            raise TypeError(f"set_autocast_enabled() received an invalid combination of arguments - got ({got}), "
+                            f"but expected one of:\n * (str device_type, bool enabled)\n * (bool enabled)\n")
+        kind = _state_device(bound["device_type"], "set_autocast_enabled")
+        enabled, position = bound["enabled"], 2
+    if not isinstance(enabled, bool):
+        raise TypeError(f"set_autocast_enabled(): argument 'enabled' (position {position}) must be bool, "
+                        f"not {type(enabled).__name__}")
+    _STATE.enabled[kind] = enabled
+    _apply()
+
+
+def get_autocast_dtype(device_type: str) -> Any:
+    """The dtype autocast casts to on ``device_type``: PyTorch's defaults, ``bfloat16`` on the CPU and
+    ``float16`` on CUDA, until ``set_autocast_dtype`` or an ``autocast(dtype=...)`` context changes it."""
+    return _STATE.dtype[_state_device(device_type, "get_autocast_dtype")]
+
+
+def set_autocast_dtype(device_type: str, dtype: Any) -> None:
+    """Set the dtype autocast casts to on ``device_type`` (any dtype, as PyTorch: the check is ``autocast``'s)."""
+    kind = _state_device(device_type, "set_autocast_dtype")
+    _STATE.dtype[kind] = _check_dtype(dtype, "set_autocast_dtype")
+    _apply()
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Whether autocast's cast cache is on (kept for PyTorch's programs: minigrad caches no casts)."""
+    return _STATE.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Switch autocast's cast cache on or off (the flag only: minigrad caches no casts)."""
+    _STATE.cache_enabled = _check_bool(enabled)
+
+
+def clear_autocast_cache() -> None:
+    """Empty autocast's cast cache: a no-op, as minigrad caches no casts."""
+
+
+def autocast_increment_nesting() -> int:
+    """One more autocast context entered in this thread; returns the new depth."""
+    _STATE.nesting += 1
+    return _STATE.nesting
+
+
+def autocast_decrement_nesting() -> int:
+    """One autocast context left; returns the new depth (it may go below 0, as PyTorch's)."""
+    _STATE.nesting -= 1
+    return _STATE.nesting
+
+
+def _deprecated_forms(device: str, short: str) -> dict[str, Any]:
+    """PyTorch's older per-device functions (``is_autocast_cpu_enabled`` ...): each warns and calls the new one."""
+
+    def is_enabled() -> bool:
+        _deprecated(f"is_autocast_{short}_enabled()", f"is_autocast_enabled('{device}')")
+        return is_autocast_enabled(device)
+
+    def set_enabled(enabled: bool) -> None:
+        _deprecated(f"set_autocast_{short}_enabled(enabled)", f"set_autocast_enabled('{device}', enabled)")
+        set_autocast_enabled(device, _check_bool(enabled))
+
+    def get_dtype() -> Any:
+        _deprecated(f"get_autocast_{short}_dtype()", f"get_autocast_dtype('{device}')")
+        return get_autocast_dtype(device)
+
+    def set_dtype(dtype: Any) -> None:
+        _deprecated(f"set_autocast_{short}_dtype(dtype)", f"set_autocast_dtype('{device}', dtype)")
+        if not isinstance(dtype, _dt.DType):
+            raise TypeError(f"dtype must be a minigrad.dtype (got {type(dtype).__name__})")
+        set_autocast_dtype(device, dtype)
+
+    forms = {f"is_autocast_{short}_enabled": is_enabled, f"set_autocast_{short}_enabled": set_enabled,
+             f"get_autocast_{short}_dtype": get_dtype, f"set_autocast_{short}_dtype": set_dtype}
+    for name, fn in forms.items():
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"``torch.{name}`` (deprecated in PyTorch): the ``{device}`` entry of autocast's state."
+    return forms
+
+
+# CUDA's are "gpu" in PyTorch's old names, with no is_/set_autocast_gpu_enabled (torch.is_autocast_enabled()).
+_DEPRECATED = {name: fn for device, short in (("cpu", "cpu"), ("cuda", "gpu"), ("ipu", "ipu"), ("xla", "xla"))
+               for name, fn in _deprecated_forms(device, short).items()
+               if name not in ("is_autocast_gpu_enabled", "set_autocast_gpu_enabled")}
+globals().update(_DEPRECATED)
+
+#: the names ``minigrad/__init__.py`` exports as ``mg.<name>`` (PyTorch's top-level autocast functions)
+STATE_FUNCTIONS = ["set_autocast_enabled", "set_autocast_dtype", "is_autocast_cache_enabled",
+                   "set_autocast_cache_enabled", "clear_autocast_cache", "autocast_increment_nesting",
+                   "autocast_decrement_nesting", *_DEPRECATED]
+
+
+# -- autocast: the context ----------------------------------------------------------------------------
+
+#: the dtypes PyTorch's CPU and CUDA autocast take (another one warns and disables the context)
+_AUTOCAST_DTYPES = (_dt.bfloat16, _dt.float16)
+
+
 class autocast(_paddle_amp.autocast):  # noqa: N801  (PyTorch's lower-case class name)
-    """Mixed precision in either spelling: PyTorch's ``autocast("cuda", dtype=mg.float16)`` or ``autocast("O1")``.
+    """Mixed precision in either spelling: PyTorch's ``autocast("cpu", dtype=mg.bfloat16)`` or ``autocast("O1")``.
 
     Args:
-        device_type: ``"cuda"`` (or ``"gpu"``) or ``"cpu"``: PyTorch's spelling, which runs at level O1.
-            A level string (``"O0"``, ``"O1"``, ``"O2"``) in its place is minigrad's spelling.
-        dtype: the low-precision dtype; minigrad has ``float16`` only (the default on every device).
-            Another dtype warns and disables the context, as PyTorch does for an unsupported one.
-        enabled: ``False`` makes the context a no-op (``enabled=(dtype == "float16")`` in scripts).
-        cache_enabled: accepted for PyTorch's signature; minigrad caches no casts.
+        device_type: ``"cuda"`` (or ``"gpu"``) or ``"cpu"``: PyTorch's spelling, which runs at level O1 and
+            sets that device type's entry of autocast's state (``mg.is_autocast_enabled("cpu")``) for the
+            block, as PyTorch's does. A level string (``"O0"``, ``"O1"``, ``"O2"``) in its place is
+            minigrad's spelling, which casts every tensor.
+        dtype: the low-precision dtype, ``bfloat16`` or ``float16``; by default the device type's
+            (``mg.get_autocast_dtype``: ``bfloat16`` on the CPU, ``float16`` on CUDA; ``float16`` for a level).
+            Another dtype warns and disables the context, as PyTorch does.
+        enabled: ``False`` makes the context switch autocast off for its block.
+        cache_enabled: the cache flag for the block (default: the current one); minigrad caches no casts.
         level: minigrad's AMP level, by name.
 
     ``autocast("cuda")`` without a GPU warns and disables itself, as PyTorch does without CUDA.
@@ -85,37 +300,62 @@ class autocast(_paddle_amp.autocast):  # noqa: N801  (PyTorch's lower-case class
     Example:
         >>> import minigrad as mg
         >>> w = mg.randn(4, 3)
-        >>> with mg.autocast(device_type="cpu", dtype=mg.float16):
+        >>> with mg.autocast(device_type="cpu"):
         ...     y = mg.randn(2, 4) @ w
         >>> y.dtype
-        minigrad.float16
+        minigrad.bfloat16
     """
 
-    __slots__ = ("device_type",)
+    __slots__ = ("device_type", "cache_enabled")
 
     def __init__(self, device_type: Any = None, dtype: Any = None, enabled: bool = True,
                  cache_enabled: bool | None = None, *, level: str | None = None) -> None:
         if isinstance(device_type, str) and device_type.startswith("O") and level is None:
             device_type, level = None, device_type  # minigrad's spelling: autocast("O1") (checked below)
         self.device_type = None if device_type is None else _device_type(device_type, "autocast()")
-        low = _dt.float16 if dtype is None else _dt.as_dtype(dtype, "autocast(): argument 'dtype'")
-        if low is not _dt.float16:
+        default = _dt.float16 if self.device_type is None else get_autocast_dtype(self.device_type)
+        low = default if dtype is None else _dt.as_dtype(dtype, "autocast(): argument 'dtype'")
+        if low not in _AUTOCAST_DTYPES:
             if self.device_type is None:  # minigrad's spelling keeps its strict check
-                raise ValueError(f"autocast(): argument 'dtype' must be minigrad.float16, but got minigrad.{low.name}")
-            warnings.warn(f"In {self.device_type} autocast, but the target dtype is not supported. "
-                          f"Disabling autocast. minigrad's autocast supports minigrad.float16 only.", stacklevel=2)
-            low, enabled = _dt.float16, False
+                raise ValueError(f"autocast(): argument 'dtype' must be minigrad.bfloat16 or minigrad.float16, "
+                                 f"but got minigrad.{low.name}")
+            name = self.device_type.upper()
+            warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
+                          f"{name} Autocast only supports dtypes of {', '.join(map(str, _AUTOCAST_DTYPES))} "
+                          f"currently.", stacklevel=2)
+            enabled = False
         if self.device_type == "cuda" and enabled and not is_gpu_available():
             warnings.warn("CUDA is not available. Disabling autocast.", stacklevel=2)
             enabled = False
-        super().__init__("O1" if level is None else level, low, enabled)
+        if self.device_type == "cuda" and enabled and low is _dt.bfloat16:  # no bfloat16 kernels on minigrad's GPU
+            raise RuntimeError("Current CUDA Device does not support bfloat16. Please switch dtype to float16.")
+        self.cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else bool(cache_enabled)
+        # Paddle's context (dispatch/amp.py) takes float16 alone; the dtype is set after its checks.
+        super().__init__("O1" if level is None else level, _dt.float16, enabled)
+        self.dtype = low
 
+    def __enter__(self) -> "autocast":
+        if self.device_type is None:
+            return super().__enter__()
+        kind, state = self.device_type, _STATE
+        self._saved.__dict__.setdefault("stack", []).append(
+            (AMP.level, AMP.dtype, state.enabled[kind], state.dtype[kind], state.cache_enabled))
+        state.enabled[kind], state.dtype[kind] = self.enabled, self.dtype
+        state.nesting += 1
+        state.cache_enabled = self.cache_enabled
+        _apply()
+        if self.enabled:  # at the context's level (minigrad's keyword), O1 unless given
+            AMP.level, AMP.dtype = self.level, self.dtype
+        return self
 
-def is_autocast_enabled(device_type: str | None = None) -> bool:
-    """Whether an autocast context is active in this thread (minigrad's applies to every device)."""
-    if device_type is not None:
-        _device_type(device_type, "is_autocast_enabled()")
-    return AMP.level > 0
+    def __exit__(self, *exc: Any) -> None:
+        if self.device_type is None:
+            return super().__exit__(*exc)
+        kind, state = self.device_type, _STATE
+        level, dtype, state.enabled[kind], state.dtype[kind], state.cache_enabled = self._saved.stack.pop()
+        state.nesting -= 1
+        AMP.level, AMP.dtype = level, dtype  # an enclosing autocast("O2") gets its level back
+        return None
 
 
 def is_autocast_available(device_type: str) -> bool:
@@ -123,10 +363,88 @@ def is_autocast_available(device_type: str) -> bool:
     return _device_type(device_type, "is_autocast_available()") == "cpu" or is_gpu_available()
 
 
-def get_autocast_dtype(device_type: str) -> Any:
-    """The dtype autocast casts to on ``device_type``: ``mg.float16`` on every device (no bfloat16 here)."""
-    _device_type(device_type, "get_autocast_dtype()")
-    return _dt.float16
+
+# -- custom autograd Functions under autocast ------------------------------------------------------
+
+
+def _cast_floating(value: Any, device_type: str, dtype: Any) -> Any:
+    """``value`` with its floating tensors on ``device_type`` (float64 ones excepted) cast to ``dtype``;
+    lists, tuples, dicts and other iterables are walked (PyTorch's ``torch.amp.autocast_mode._cast``)."""
+    if isinstance(value, Tensor):
+        eligible = value.is_floating_point() and value.device.type == device_type and value.dtype is not _dt.float64
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes, np.ndarray)):
+        return value
+    if isinstance(value, Mapping):
+        return {_cast_floating(k, device_type, dtype): _cast_floating(v, device_type, dtype)
+                for k, v in value.items()}
+    if isinstance(value, Iterable):
+        cast = (_cast_floating(v, device_type, dtype) for v in value)
+        return type(value)(cast) if isinstance(value, (list, tuple)) else cast
+    return value
+
+
+def custom_fwd(fwd: Any = None, *, device_type: str, cast_inputs: Any = None) -> Any:
+    """Decorate a custom Function's ``forward`` so that it runs well under autocast.
+
+    Without ``cast_inputs`` the forward runs under the autocast state of its caller; with it, inside an
+    autocast region, its floating inputs are cast to ``cast_inputs`` and it runs with autocast off (outside
+    one it runs as written). Either way it notes on ``ctx`` the state ``custom_bwd`` gives the backward.
+
+    Example:
+        >>> import minigrad as mg
+        >>> class Mm(mg.autograd.Function):
+        ...     @staticmethod
+        ...     @mg.amp.custom_fwd(device_type="cpu", cast_inputs=mg.float32)
+        ...     def forward(ctx, a, b):
+        ...         ctx.save_for_backward(a, b)
+        ...         return a @ b
+        ...     @staticmethod
+        ...     @mg.amp.custom_bwd(device_type="cpu")
+        ...     def backward(ctx, g):
+        ...         a, b = ctx.saved_tensors
+        ...         return g @ b.T, a.T @ g
+        >>> with mg.autocast("cpu"):
+        ...     Mm.apply(mg.ones(2, 2), mg.ones(2, 2)).dtype
+        minigrad.float32
+    """
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+    kind = _state_device(device_type, "custom_fwd")
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
+        ctx = args[0]
+        ctx._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False  # the forward runs without autocast, and so will the backward
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        with autocast(device_type=device_type, enabled=False):
+            return fwd(*_cast_floating(args, kind, cast_inputs), **_cast_floating(kwargs, kind, cast_inputs))
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd: Any = None, *, device_type: str) -> Any:
+    """Decorate a custom Function's ``backward`` to run under the autocast state its forward ran under
+    (what ``custom_fwd`` noted on ``ctx``). See ``custom_fwd`` for an example."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args: Any, **kwargs: Any) -> Any:
+        ctx = args[0]
+        with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
 
 
 # -- GradScaler --------------------------------------------------------------------------------
@@ -363,6 +681,20 @@ def _cuda_grad_scaler(init_scale: float = 2.0**16, growth_factor: float = 2.0, b
     return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
 
+def _cuda_custom_fwd(fwd: Any = None, *, cast_inputs: Any = None) -> Any:
+    """``torch.cuda.amp.custom_fwd(...)``: ``custom_fwd(..., device_type="cuda")`` (deprecated in PyTorch)."""
+    warnings.warn("`torch.cuda.amp.custom_fwd(args...)` is deprecated. "
+                  "Please use `torch.amp.custom_fwd(args..., device_type='cuda')` instead.", FutureWarning, stacklevel=2)
+    return custom_fwd(fwd, device_type="cuda", cast_inputs=cast_inputs)
+
+
+def _cuda_custom_bwd(bwd: Any) -> Any:
+    """``torch.cuda.amp.custom_bwd(...)``: ``custom_bwd(..., device_type="cuda")`` (deprecated in PyTorch)."""
+    warnings.warn("`torch.cuda.amp.custom_bwd(args...)` is deprecated. "
+                  "Please use `torch.amp.custom_bwd(args..., device_type='cuda')` instead.", FutureWarning, stacklevel=2)
+    return custom_bwd(bwd, device_type="cuda")
+
+
 def _cuda_autocast(enabled: bool = True, dtype: Any = _dt.float16, cache_enabled: bool = True) -> autocast:
     """``torch.cuda.amp.autocast(...)``: ``autocast("cuda", ...)`` (deprecated in PyTorch)."""
     return autocast("cuda", dtype, enabled, cache_enabled)
@@ -370,10 +702,12 @@ def _cuda_autocast(enabled: bool = True, dtype: Any = _dt.float16, cache_enabled
 
 #: ``mg.cuda.amp`` (importable as ``minigrad.cuda.amp``, as ``torch.cuda.amp`` is).
 # Named after the package this module is in (a renamed copy of minigrad, as bench/ builds, keeps its own).
-cuda_amp = types.ModuleType(f"{__package__}.cuda.amp", "torch.cuda.amp's names: GradScaler and autocast, fixed to the GPU.")
+cuda_amp = types.ModuleType(f"{__package__}.cuda.amp", "torch.cuda.amp's names: GradScaler, autocast, custom_fwd and custom_bwd, fixed to the GPU.")
 cuda_amp.GradScaler = _cuda_grad_scaler  # type: ignore[attr-defined]
 cuda_amp.autocast = _cuda_autocast  # type: ignore[attr-defined]
-cuda_amp.__all__ = ["GradScaler", "autocast"]  # type: ignore[attr-defined]
+cuda_amp.custom_fwd = _cuda_custom_fwd  # type: ignore[attr-defined]
+cuda_amp.custom_bwd = _cuda_custom_bwd  # type: ignore[attr-defined]
+cuda_amp.__all__ = ["GradScaler", "autocast", "custom_fwd", "custom_bwd"]  # type: ignore[attr-defined]
 sys.modules[cuda_amp.__name__] = cuda_amp
 
 

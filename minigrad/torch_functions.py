@@ -9,10 +9,12 @@ composite of minigrad's public ops and functions: no kernel and no backward form
 each name's gradient is the gradient of the ops it runs. The families, in order:
 
 1. The copy forms of the views: the view, then a contiguous ``clone``.
-2. ATen's functional forms: dropout, embedding, normalisation, RNN cells, losses, convolution,
-   grid sampling, ``detach``.
+2. ATen's functional forms: dropout, embedding, normalisation, RNN cells and the layers' flat-weight forms
+   (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``: ``nn/rnn.py``'s loop), losses, convolution, grid sampling,
+   ``detach``.
 3. Utilities: ranges, numerical gradients, histograms, default types, threads and build flags,
-   and the constructors that share memory (``asarray``, ``frombuffer``).
+   the constructors that share memory (``asarray``, ``frombuffer``, ``from_file``), denormal flushing and
+   device modules.
 
 Where minigrad departs from PyTorch it says so at the function: a ``*_copy`` is two nodes
 (``CloneBackward0`` over the view's node) where PyTorch's is one (``ViewBackward0_copy``) - except
@@ -29,13 +31,21 @@ Example:
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
+import platform
+import sys
+import types
 import warnings
 from typing import Any, Sequence
 
 import numpy as np
 
-from . import creation, dtypes, ops
+from . import creation, cuda, dtypes, ops
+from ._tensor_methods_more import angle, as_strided_scatter, conv_tbc
+from .autograd.grad_mode import is_grad_enabled
+from .cuda import OutOfMemoryError
 from .creation import arange, as_tensor, from_numpy, linspace, tensor, zeros
 from .devices import canonical_device, contiguous_format
 from .dtypes import get_default_dtype, set_default_dtype
@@ -43,7 +53,8 @@ from .kernels.cascade_sum import get_num_threads
 from .kernels.infer_meta import scalar_type_name
 from .nn import functional as F
 from .random import bernoulli_array, default_generator
-from .nn.rnn import _CELLS, _CellParams
+from .nn.rnn import _CELLS, _CellParams, _gather_params, _rnn_impl
+from .ops.embedding import embedding_renorm_ as _embedding_renorm
 from .ops import dropout as _dropout_forms
 from .ops._return_types import _structseq
 from .ops.search import histogram_bounds
@@ -61,7 +72,9 @@ __all__ = [
     "dropout", "dropout_", "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_",
     "feature_alpha_dropout", "feature_alpha_dropout_", "native_dropout", "embedding", "layer_norm", "group_norm",
     "instance_norm", "batch_norm", "native_layer_norm", "native_batch_norm", "native_group_norm",
-    "native_channel_shuffle", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "margin_ranking_loss",
+    "native_channel_shuffle", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "lstm", "gru", "rnn_tanh",
+    "rnn_relu", "embedding_renorm_", "native_norm", "conv_tbc", "as_strided_scatter", "slice_inverse", "angle",
+    "margin_ranking_loss",
     "hinge_embedding_loss", "cosine_embedding_loss", "poisson_nll_loss", "triplet_margin_loss",
     "binary_cross_entropy_with_logits", "convolution", "grid_sampler_2d", "grid_sampler_3d", "detach", "detach_",
     # 3. utilities
@@ -69,6 +82,7 @@ __all__ = [
     "set_warn_always", "is_warn_always_enabled", "get_device", "layout", "strided", "get_num_interop_threads",
     "set_num_interop_threads", "init_num_threads", "has_lapack", "has_mkl", "has_openmp", "has_spectral",
     "is_distributed", "is_vulkan_available", "cudnn_is_acceptable", "asarray", "frombuffer", "empty_permuted",
+    "set_flush_denormal", "from_file", "get_device_module", "OutOfMemoryError",
 ]
 
 _range = range  # the builtin, which ``torch.range`` below shadows in this module
@@ -397,6 +411,150 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: T
                   b_hh: Tensor | None = None) -> Tensor:
     """``torch.rnn_relu_cell``: ``relu(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (composite)."""
     return _CELLS["RNN_RELU"](input, hx, _cell_params(w_ih, w_hh, b_ih, b_hh))
+
+
+
+# The layers' functional forms: ``nn.LSTM``/``nn.GRU``/``nn.RNN`` call these with their ``_flat_weights``
+# (``[w_ih, w_hh, b_ih, b_hh]`` per layer-direction, ``w_hr`` after them with projections). They run the layers'
+# own loop (``nn/rnn.py``'s ``_rnn_impl``), so values, gradients, dropout draws and graph are the modules'.
+# PyTorch's second overload, ``(data, batch_sizes, hx, params, ...)``, takes a packed sequence, which minigrad has
+# not (``nn/utils/rnn.py``): it is refused.
+
+def _refuse_packed(fn: str) -> None:
+    raise NotImplementedError(f"{fn}(data, batch_sizes, hx, params, ...): packed sequences (PackedSequence) are not "
+                              f"supported by minigrad; pass a padded input (L, N, H_in) and hx instead")
+
+
+def _check_rnn(fn: str, input: Any, hx: Sequence[Any], params: Any) -> None:
+    """The argument types PyTorch's parser insists on, before any op."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    for h in hx:
+        if not isinstance(h, Tensor):
+            raise TypeError(f"{fn}(): argument 'hx' (position 2) must be {'tuple of Tensors' if fn == 'lstm' else 'Tensor'}"
+                            f", not {type(h).__name__}")
+    if not isinstance(params, (list, tuple)) or not all(isinstance(w, Tensor) for w in params):
+        raise TypeError(f"{fn}(): argument 'params' (position 3) must be tuple of Tensors, not {type(params).__name__}")
+
+
+def _simple_rnn(fn: str, mode: str, input: Tensor, hx: Any, params: Any, has_biases: bool, num_layers: int,
+                dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    if isinstance(params, Tensor):  # (data, batch_sizes, hx, params, ...)
+        _refuse_packed(fn)
+    _check_rnn(fn, input, (hx,), params)
+    return _rnn_impl(mode, input, hx, _gather_params(params, has_biases), num_layers, dropout, train, bidirectional,
+                     batch_first)
+
+
+def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int,
+         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """``torch.lstm``: ``nn.LSTM``'s loop on flat weights; returns ``(output, h_n, c_n)``. ``h_0`` narrower than
+    ``c_0`` means projections (``w_hr`` closes each layer-direction's weights), as in ATen.
+
+    Example:
+        >>> import minigrad as mg
+        >>> m = mg.nn.LSTM(3, 4)
+        >>> h = mg.zeros(1, 2, 4)
+        >>> out, h_n, c_n = mg.lstm(mg.randn(5, 2, 3), (h, h), m._flat_weights, True, 1, 0.0, False, False, False)
+        >>> out.shape, c_n.shape
+        (minigrad.Size([5, 2, 4]), minigrad.Size([1, 2, 4]))
+    """
+    if isinstance(hx, Tensor):  # (data, batch_sizes, hx, params, ...)
+        _refuse_packed("lstm")
+    if not isinstance(hx, (list, tuple)):
+        raise TypeError(f"lstm(): argument 'hx' (position 2) must be tuple of Tensors, not {type(hx).__name__}")
+    _check_rnn("lstm", input, hx, params)
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    projections = hx[0].size(2) != hx[1].size(2)
+    output, (h, c) = _rnn_impl("LSTM", input, tuple(hx), _gather_params(params, has_biases, projections), num_layers,
+                               dropout, train, bidirectional, batch_first)
+    return output, h, c
+
+
+def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+        train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """``torch.gru``: ``nn.GRU``'s loop on flat weights; returns ``(output, h_n)``."""
+    return _simple_rnn("gru", "GRU", input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                       batch_first)
+
+
+def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+             train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """``torch.rnn_tanh``: ``nn.RNN``'s loop (tanh) on flat weights; returns ``(output, h_n)``."""
+    return _simple_rnn("rnn_tanh", "RNN_TANH", input, hx, params, has_biases, num_layers, dropout, train,
+                       bidirectional, batch_first)
+
+
+def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+             train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """``torch.rnn_relu``: ``nn.RNN(nonlinearity='relu')``'s loop on flat weights; returns ``(output, h_n)``."""
+    return _simple_rnn("rnn_relu", "RNN_RELU", input, hx, params, has_biases, num_layers, dropout, train,
+                       bidirectional, batch_first)
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """``torch.embedding_renorm_``: the rows of ``input`` (an embedding table) picked by ``indices`` whose
+    ``norm_type``-norm exceeds ``max_norm`` scaled down to ``max_norm``, in place (what ``F.embedding(...,
+    max_norm=)`` runs). Outside the graph: where PyTorch records an ``EmbeddingRenormBackward0`` (whose backward
+    is not implemented) on a non-leaf, minigrad records nothing.
+
+    Example:
+        >>> import minigrad as mg
+        >>> w = mg.tensor([[3.0, 4.0], [0.3, 0.4]])
+        >>> mg.embedding_renorm_(w, mg.tensor([0, 1]), 1.0, 2.0).norm(dim=1).tolist()
+        [1.0, 0.5]
+    """
+    what = "(while checking arguments for embedding_renorm_)"
+    if indices.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {indices.type()} instead {what}")
+    if input.ndim != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {input.ndim}-dimensional tensor for argument #1 "
+                           f"'self' {what}")
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{scalar_type_name(input.dtype)} instead.")
+    if is_grad_enabled() and input.requires_grad and input.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if indices.numel():
+        rows = input.shape[0]
+        low, high = int(indices.min()), int(indices.max())
+        bad = high if high >= rows else low if low < -rows else None
+        if bad is not None:
+            raise IndexError(f"select(): index {bad} out of range for tensor of size {list(input.shape)} at dimension 0")
+        indices = ops.remainder(indices, rows)  # a negative row counts from the end, as select's
+    return _embedding_renorm(input, indices, max_norm, norm_type)
+
+
+def native_norm(input: Tensor, p: Any = 2, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """``torch.native_norm``: in PyTorch a kernel for sparse tensors only, so a dense tensor is refused in its
+    words. minigrad has no sparse tensors; ``torch.linalg.vector_norm`` is the dense norm."""
+    backend = "CUDA" if isinstance(input, Tensor) and input.device != "cpu" else "CPU"
+    raise NotImplementedError(f"Could not run 'aten::native_norm' with arguments from the '{backend}' backend. This "
+                              f"could be because the operator doesn't exist for this backend. 'aten::native_norm' is "
+                              f"only available for sparse tensors (SparseCPU, SparseCUDA), which minigrad has not: "
+                              f"use torch.linalg.vector_norm.")
+
+
+def slice_inverse(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
+                  step: int = 1) -> Tensor:
+    """``torch.slice_inverse``: the inverse of ``slice`` for PyTorch's functionalization pass - given ``input``,
+    a slice of some base, and ``src`` with the base's geometry, the view of ``input``'s storage with ``src``'s
+    sizes, strides and storage offset (``dim``, ``start``, ``end``, ``step`` play no part).
+    Composite: ``as_strided`` (PyTorch's node is ``SliceInverseBackward0``).
+
+    Example:
+        >>> import minigrad as mg
+        >>> base = mg.arange(6.0)
+        >>> mg.slice_inverse(base[1:4], mg.zeros(6), 0, 1, 4).tolist()
+        [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    """
+    for pos, (name, t) in enumerate((("input", input), ("src", src))):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"slice_inverse(): argument '{name}' (position {pos + 1}) must be Tensor, "
+                            f"not {type(t).__name__}")
+    return ops.as_strided(input, tuple(src.shape), src.stride(), src.storage_offset())
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
@@ -969,3 +1127,125 @@ def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype
         stride[d], step = step, step * max(size[d], 1)
     out = creation.empty_strided(size, tuple(stride), dtype=dtype, device=device)
     return out.requires_grad_(True) if requires_grad else out
+
+
+# -- denormals, memory-mapped files, device modules -------------------------------------------------------------------
+#
+# NOTE [ Flushing denormals ]
+#     PyTorch's ``set_flush_denormal`` sets the CPU's FTZ and DAZ bits (MXCSR bits 15 and 6 on x86) so that
+#     results and inputs below the smallest normal number count as zero; it answers True where the CPU can do
+#     that. NumPy has no switch for it, but its loops run on the calling thread's MXCSR, so on x86-64 Linux
+#     minigrad sets the bits through the C library's ``fegetenv``/``fesetenv`` (glibc's ``fenv_t`` keeps MXCSR
+#     in its last four bytes). Elsewhere it answers False, as PyTorch does where the CPU cannot flush. As in
+#     PyTorch, the setting belongs to the thread that made the call.
+
+_FTZ_DAZ = (1 << 15) | (1 << 6)
+_FENV_SIZE, _MXCSR_AT = 32, 28
+
+
+def _libm() -> Any:
+    """The C maths library with ``fegetenv``/``fesetenv``, or None where MXCSR cannot be reached this way."""
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return None
+    try:
+        return ctypes.CDLL("libm.so.6")
+    except OSError:
+        return None
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """``torch.set_flush_denormal``: flush denormal floats to zero (``True``) or keep them (``False``) on the
+    CPU, for this thread; whether the CPU supports it (NOTE [ Flushing denormals ]).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.set_flush_denormal(False)
+        True
+    """
+    if not isinstance(mode, bool):
+        raise TypeError(f"set_flush_denormal(): argument 'mode' (position 1) must be bool, not {type(mode).__name__}")
+    libm = _libm()
+    if libm is None:
+        return False
+    env = ctypes.create_string_buffer(_FENV_SIZE)
+    if libm.fegetenv(env) != 0:
+        return False
+    mxcsr = int.from_bytes(env.raw[_MXCSR_AT:_MXCSR_AT + 4], "little")
+    mxcsr = mxcsr | _FTZ_DAZ if mode else mxcsr & ~_FTZ_DAZ
+    ctypes.memmove(ctypes.addressof(env) + _MXCSR_AT, mxcsr.to_bytes(4, "little"), 4)
+    return libm.fesetenv(env) == 0
+
+
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None, layout: Any = None,
+              device: Any = None, pin_memory: bool = False) -> Tensor:
+    """``torch.from_file``: a 1-D CPU tensor of ``size`` elements over a memory-mapped file. With ``shared`` the
+    mapping is the file's (writes reach it; the file is created or grown to fit), otherwise a private copy on
+    write (the file must hold ``size`` elements).
+
+    Example:
+        >>> import minigrad as mg, numpy as np, tempfile, os
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.bin")
+        >>> np.arange(3, dtype=np.float32).tofile(path)
+        >>> mg.from_file(path, size=3).tolist()
+        [0.0, 1.0, 2.0]
+    """
+    if canonical_device(str(device)) not in ("None", "cpu"):
+        raise RuntimeError("from_file: only CPU tensors can be mapped from a file")
+    dtype = get_default_dtype() if dtype is None else dtypes.as_dtype(dtype)
+    nbytes = size * dtype.itemsize
+    if size < 0:
+        raise RuntimeError(f"unable to mmap {nbytes} bytes from file <{filename}>: Cannot allocate memory (12)")
+    if shared:
+        if not os.path.exists(filename) or os.path.getsize(filename) < nbytes:
+            with open(filename, "ab") as f:
+                f.truncate(max(nbytes, f.tell()))
+    elif not os.path.exists(filename):
+        raise RuntimeError(f"unable to open file <{filename}> in read-only mode: No such file or directory (2)")
+    elif os.path.getsize(filename) < nbytes:
+        raise RuntimeError(f"file <{filename}> size <{os.path.getsize(filename)}> is smaller than the required "
+                           f"mapping size <{nbytes}>")
+    if size == 0:
+        return creation.empty(0, dtype=dtype)
+    data = np.memmap(filename, dtype=dtype.np, mode="r+" if shared else "c", shape=(size,))
+    return from_numpy(data)
+
+
+def _cpu_module() -> types.ModuleType:
+    """``torch.cpu``'s questions, answered for the one CPU device (what ``get_device_module("cpu")`` returns)."""
+    module = types.ModuleType("minigrad.cpu", "torch.cpu: the CPU as a device module (one device, always there).")
+    module.is_available = lambda: True  # type: ignore[attr-defined]
+    module.is_initialized = lambda: True  # type: ignore[attr-defined]
+    module.device_count = lambda: 1  # type: ignore[attr-defined]
+    module.current_device = lambda: "cpu"  # type: ignore[attr-defined]
+    module.synchronize = lambda device=None: None  # type: ignore[attr-defined]
+    module.set_device = lambda device: None  # type: ignore[attr-defined]
+    return module
+
+
+_CPU = _cpu_module()
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
+                 "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+
+def get_device_module(device: Any = None) -> types.ModuleType:
+    """``torch.get_device_module``: the module for ``device``'s type - ``minigrad.cuda`` for the GPU (``"cuda"``,
+    ``"cuda:0"``, ``"gpu"``), the CPU's for ``"cpu"``; with no device, the GPU's where minigrad has one, else the
+    CPU's (PyTorch's current accelerator).
+
+    Example:
+        >>> import minigrad as mg
+        >>> mg.get_device_module("cuda") is mg.cuda
+        True
+    """
+    if device is None:
+        return cuda if cuda.is_available() else _CPU
+    if not isinstance(device, str):  # a device object is its string
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    kind = str.__str__(device).partition(":")[0]
+    if kind in ("cuda", "gpu"):
+        return cuda
+    if kind == "cpu":
+        return _CPU
+    if kind in _DEVICE_TYPES:
+        raise RuntimeError(f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'.")
+    raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {device}")

@@ -155,12 +155,16 @@ def test_misuse_raises_pytorchs_messages() -> None:
 
 def test_autocast_pytorch_spelling_is_level_o1() -> None:
     w = mg.randn(4, 3, requires_grad=True)
-    for ctx in (mg.autocast("cpu"), mg.autocast(device_type="cpu", dtype=mg.float16), mg.amp.autocast("cpu"),
-                mg.autocast("O1")):
+    for ctx in (mg.autocast(device_type="cpu", dtype=mg.float16), mg.autocast("O1")):
         with ctx:
             y = mg.randn(2, 4) @ w
             loss = y.sum()
         assert (y.dtype, loss.dtype) == (mg.float16, mg.float32)
+    for ctx in (mg.autocast("cpu"), mg.amp.autocast("cpu")):  # PyTorch's CPU default: bfloat16
+        with ctx:
+            y = mg.randn(2, 4) @ w
+            loss = y.sum()
+        assert (y.dtype, loss.dtype) == (mg.bfloat16, mg.bfloat16)
     with mg.autocast(device_type="cpu", enabled=False):
         assert (mg.randn(2, 4) @ w).dtype == mg.float32
 
@@ -188,9 +192,9 @@ def test_autocast_disables_itself_for_an_unsupported_dtype_or_missing_gpu() -> N
 
 def test_is_autocast_enabled_and_get_autocast_dtype() -> None:
     assert not mg.is_autocast_enabled()
-    with mg.autocast("cpu"):
-        assert mg.is_autocast_enabled() and mg.is_autocast_enabled("cpu")
-    assert mg.get_autocast_dtype("cpu") == mg.float16 and mg.get_autocast_dtype("cuda") == mg.float16
+    with mg.autocast("cpu"):  # PyTorch's: the form without an argument asks about CUDA
+        assert not mg.is_autocast_enabled() and mg.is_autocast_enabled("cpu")
+    assert mg.get_autocast_dtype("cpu") == mg.bfloat16 and mg.get_autocast_dtype("cuda") == mg.float16
     assert mg.GradScaler is mg.amp.GradScaler  # torch.GradScaler, as torch.amp.GradScaler
     assert mg.amp.is_autocast_available("cpu")
     assert mg.amp.is_autocast_available("cuda") == mg.cuda.is_available()

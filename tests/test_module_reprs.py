@@ -194,6 +194,9 @@ CASES: dict[str, Callable[[Any], Any]] = {
     # the multi-device wrappers on one machine
     "SyncBatchNorm": lambda nn: nn.SyncBatchNorm(4, momentum=0.2, bias=False),
     "DataParallel": lambda nn: nn.DataParallel(nn.Sequential(nn.Linear(2, 3), nn.ReLU())),
+    "LinearCrossEntropyLoss": lambda nn: nn.LinearCrossEntropyLoss(
+        4, 10, out_features=(2, 3), bias=True, reduction="sum", ignore_index=3, label_smoothing=0.1,
+        options=nn.LinearCrossEntropyOptions(batch_chunk_size=4, acc_policy="accurate", chunking_method=None)),
 }
 
 #: The same classes with only their required arguments (the defaults print too); a class not listed here is
@@ -288,6 +291,7 @@ REQUIRED: dict[str, Callable[[Any], Any]] = {
     "CrossMapLRN2d": lambda nn: nn.CrossMapLRN2d(3),
     "SyncBatchNorm": lambda nn: nn.SyncBatchNorm(3),
     "DataParallel": lambda nn: nn.DataParallel(nn.Identity()),
+    "LinearCrossEntropyLoss": lambda nn: nn.LinearCrossEntropyLoss(4, 10),
 }
 
 #: Classes minigrad.nn exposes that are not built here, each with its reason.

@@ -55,6 +55,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("linalg", "linalg"),
     ("special", "special"),
     ("amp", "amp"),
+    ("cuda", "cuda"),
     ("distributions", "distributions"),
 )
 
@@ -62,6 +63,37 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
 #: A name not listed behaves as PyTorch's for the arguments minigrad accepts; an argument it does not
 #: accept is a ``TypeError`` naming it.
 NOTES: dict[str, str] = {
+    "torch.utils.checkpoint.create_selective_checkpoint_contexts": "the policy is asked about minigrad's kernel "
+    "calls, named as PyTorch's dispatcher names the same calls (`mg.ops.aten.mm.default` for a product of two "
+    "matrices); a call minigrad makes where PyTorch makes another keeps minigrad's name (`aten.getitem.default`); "
+    "view ops are never kept.",
+    "torch.autograd.graph.allow_mutation_on_saved_tensors": "a write through a view at an offset (`b[1:].mul_(10)`) "
+    "clones the saved tensors of its storage too; PyTorch 2.13 compares data pointers, misses it, and its backward "
+    "reads the changed values.",
+    "torch.autograd.graph.GradientEdge": "`ownership_token` stays None: minigrad's edge holds its node itself.",
+    "torch.cuda.max_memory_allocated": "the peak is tracked from the first memory-statistics call "
+    "(`reset_peak_memory_stats`, `max_memory_allocated`, `memory_stats`...), not from the program's start: a hook on "
+    "every allocation from the start would cost host time on every op; allocations of other threads are not seen.",
+    "torch.cuda.max_memory_reserved": "tracked from the first memory-statistics call, as `max_memory_allocated`.",
+    "torch.cuda.memory_stats": "the keys minigrad measures (allocated, active and reserved bytes, current and peak; "
+    "allocation counts since the first statistics call; `num_alloc_retries`, `num_ooms`), not all of PyTorch's.",
+    "torch.cuda.memory_summary": "minigrad's own short table of the same counts, not PyTorch's layout.",
+    "torch.cuda.stream": "minigrad queues all its work on the default stream: a context of another stream is "
+    "refused (events can still be recorded on it and waited for).",
+    "torch.cuda.StreamContext": "as `torch.cuda.stream`: the default stream only.",
+    "torch.cuda.OutOfMemoryError": "the class exists; CuPy's own out-of-memory error is not turned into it.",
+    "torch.cond": "eager only: runs the branch taken (PyTorch also traces the other and refuses branches whose "
+    "outputs differ); a tensor predicate gives one `CondAutogradOpBackward` node, as PyTorch's.",
+    "torch.lstm": "the packed-sequence overload is refused (minigrad has no `PackedSequence` there); so are "
+    "`torch.gru`, `torch.rnn_tanh`, `torch.rnn_relu`'s.",
+    "torch.native_norm": "PyTorch runs it on sparse tensors only; minigrad has none, so it always refuses.",
+    "torch.as_strided_scatter": "`input`'s gradient is outside the written slice, where PyTorch 2.13's is inside it "
+    "(which fails `gradcheck`); the graph is `CopySlices` over `clone`, not `AsStridedScatterBackward0`.",
+    "torch.set_flush_denormal": "sets the flush-to-zero bits on x86-64 Linux through libm; elsewhere returns False.",
+    "torch.get_device_module": "`\"cpu\"` gives a small module of its own (`is_available`, `device_count`, "
+    "`synchronize`...); minigrad has no `mg.cpu`.",
+    "torch.utils.data.DistributedSampler": "`num_replicas` and `rank` must be given: minigrad runs in one process "
+    "without `torch.distributed`.",
     "torch.autograd.graph.save_on_cpu": "`pin_memory` is accepted; host arrays are never pinned.",
     "torch.utils.checkpoint.checkpoint": "only the default `context_fn`; `debug` has no effect; the CPU generator's "
                                          "state is the one replayed (minigrad has one generator for every device).",

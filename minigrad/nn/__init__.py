@@ -234,3 +234,6 @@ def factory_kwargs(kwargs: dict[str, Any] | None) -> dict[str, Any]:
 
 
 __all__ += ["factory_kwargs"]
+from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions  # noqa: E402
+
+__all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]

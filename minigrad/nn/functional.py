@@ -13,9 +13,8 @@ from ..random import bernoulli_array, device_draws, generator_arg
 from ..kernels.backends import move_array, to_numpy
 from ..creation import empty_like, zeros_like
 from ..tensor import Tensor
-from ..ops.blas import addmm_op
+from ..ops.blas import linear
 from ..ops.loss import _not_differentiable, check_class_target, nll_loss_nd
-from ..ops.shape import t_op
 from ..ops._constants import kept_constant
 
 __all__ = [
@@ -61,34 +60,6 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     _not_differentiable("nll_loss_forward", weight=weight)
     # PyTorch's one node: NllLossBackward0 ((C,), (N, C)) or NllLoss2DBackward0 ((N, C, d...))
     return nll_loss_nd(log_probs, target, weight, reduction, ignore_index)
-
-
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``x @ weight.T + bias`` (weight is (out_features, in_features), as in PyTorch).
-
-    The graph is PyTorch's (``linear`` in aten/src/ATen/native/Linear.cpp): on a batch of rows one
-    ``addmm`` (``AddmmBackward0``, whose next functions are the bias, the input and ``weight.t()``);
-    on a contiguous input of other dims with a bias, the rows viewed as one matrix, ``addmm``, the
-    result viewed back (``ViewBackward0`` over ``AddmmBackward0``); otherwise ``matmul`` (with its
-    own decomposition) and the bias added in place (``AddBackward0``).
-    """
-    if not (isinstance(x, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2 and x.ndim >= 1
-            and x.shape[-1] == weight.shape[1] and x.dtype == weight.dtype
-            and (bias is None or isinstance(bias, Tensor) and bias.dtype == x.dtype
-                 and tuple(bias.shape) in ((), (1,), (weight.shape[0],)))):
-        # Anything addmm would refuse goes the plain way and fails there, before any node is made,
-        # with the words PyTorch's linear uses.
-        out = ops.matmul(x, weight, transpose_y=True)
-        return out if bias is None else ops.add(out, bias)
-    # Checked above: the ops themselves, past their public functions' checks.
-    w_t = t_op(weight)
-    if x.ndim == 2 and bias is not None:
-        return addmm_op(bias, x, w_t)
-    if bias is not None and x.is_contiguous() and (x.ndim == 3 or bias.ndim == 1):
-        rows = ops.reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))  # a count: -1 is ambiguous for 0 rows
-        return ops.view(addmm_op(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
-    out = ops.matmul(x, w_t)
-    return out if bias is None else out.add_(bias)
 
 
 def dropout(x: Tensor, p: float = 0.5, training: bool = True) -> Tensor:
@@ -708,3 +679,8 @@ def _packed(proj: Tensor, parts: int, width: int) -> Tensor:
 
 
 __all__ += ["multi_head_attention_forward"]
+from .._tensor_methods_more import conv_tbc  # noqa: E402  (composite of conv1d; torch.conv_tbc is the same function)
+__all__ += ["conv_tbc"]
+from ..ops.linear_loss import linear_cross_entropy  # noqa: E402  (chunked with nn.LinearCrossEntropyOptions)
+
+__all__ += ["linear_cross_entropy"]

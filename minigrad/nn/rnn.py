@@ -139,6 +139,94 @@ def _full_layer(mode: str, x: Tensor, hidden: Any, p: _CellParams, reverse: bool
     return ops.stack(outputs, 0), hidden
 
 
+
+def _gather_params(params: Any, has_biases: bool, has_projections: bool = False) -> list[_CellParams]:
+    """ATen's ``gather_params``: the flat list ``[w_ih, w_hh, (b_ih, b_hh), (w_hr)]`` of every layer-direction,
+    in ``_flat_weights`` order, cut into one ``_CellParams`` each."""
+    params = list(params)
+    stride = (4 if has_biases else 2) + (1 if has_projections else 0)
+    if len(params) % stride:
+        raise RuntimeError("got an incorrect number of RNN parameters")
+    cells = []
+    for i in range(0, len(params), stride):
+        w_ih, w_hh, *rest = params[i:i + stride]
+        b_ih, b_hh = (rest[0], rest[1]) if has_biases else (None, None)
+        cells.append(_CellParams(w_ih, w_hh, b_ih, b_hh, rest[-1] if has_projections else None))
+    return cells
+
+
+def _layer_stack(mode: str, x: Tensor, hiddens: list[Any], params: list[_CellParams], num_layers: int,
+                 dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, list[Any]]:
+    """ATen's ``apply_layer_stack``: each layer on the last one's output (both directions' outputs joined
+    by ``cat``), dropout between layers in training; the final hidden state of each layer-direction."""
+    d = 2 if bidirectional else 1
+    finals: list[Any] = []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(d):
+            i = layer * d + direction
+            out, final = _full_layer(mode, x, hiddens[i], params[i], bool(direction))
+            outputs.append(out)
+            finals.append(final)
+        x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
+        if dropout and train and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    return x, finals
+
+
+def _mkldnn_lstm(input: Tensor, hx: Any, params: list[_CellParams], num_layers: int, dropout: float, train: bool,
+                 bidirectional: bool, batch_first: bool) -> tuple[Tensor, Any]:
+    """ATen's ``mkldnn_rnn``, PyTorch's CPU LSTM in float32 without projections: a contiguous time-major
+    input, one fused ``mkldnn_rnn_layer`` per layer and direction (``MkldnnRnnLayerBackward0``, given its
+    slice of ``h_0`` and ``c_0``), directions joined by ``cat``, dropout between layers in training."""
+    x = (ops.transpose(input, 0, 1) if batch_first else input).contiguous()
+    h0, c0 = hx[0].contiguous(), hx[1].contiguous()
+    d = 2 if bidirectional else 1
+    hys, cys = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(d):
+            i = layer * d + direction
+            p = params[i]
+            out, hy, cy = mkldnn_rnn_layer(x, p.w_ih, p.w_hh, p.b_ih, p.b_hh, ops.getitem(h0, i), ops.getitem(c0, i),
+                                           reverse=bool(direction))
+            outputs.append(out)
+            hys.append(hy)
+            cys.append(cy)
+        x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
+        if dropout and train and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    output = ops.transpose(x, 0, 1) if batch_first else x
+    return output, (ops.stack(hys, 0), ops.stack(cys, 0))
+
+
+def _rnn_impl(mode: str, input: Tensor, hx: Any, params: list[_CellParams], num_layers: int, dropout: float,
+              train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Any]:
+    """ATen's ``rnn_tanh``/``rnn_relu``/``gru``/``lstm`` without cuDNN (``_rnn_impl_with_concat``), what
+    ``torch.lstm`` and the others run and ``nn.RNNBase.forward`` calls: time-major input, ``hx`` cut into
+    layer-directions by ``unbind``, the final states joined by ``stack``. With ``batch_first`` the output is
+    transposed back in place by ``transpose_`` (``TransposeBackward1``), but ``lstm``'s by ``transpose``
+    (``TransposeBackward0``). ``hx`` is ``(h_0, c_0)`` for ``LSTM``; ``params`` one per layer-direction."""
+    layers = num_layers * (2 if bidirectional else 1)
+    if (hx[0] if mode == "LSTM" else hx).shape[0] != layers:  # checked before any op, as ATen's order
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
+    if len(params) != layers:
+        raise RuntimeError("Expected more weights in stacked_rnn")
+    if (mode == "LSTM" and params[0].w_hr is None and input.dtype == float32 and input.numel()
+            and input.device == "cpu"):  # (PyTorch's CUDA runs cuDNN's fused layers, which minigrad has not)
+        return _mkldnn_lstm(input, hx, params, num_layers, dropout, train, bidirectional, batch_first)
+    x = ops.transpose(input, 0, 1) if batch_first else input
+    if mode == "LSTM":
+        output, finals = _layer_stack(mode, x, list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0))), params,
+                                      num_layers, dropout, train, bidirectional)
+        hidden: Any = (ops.stack([f[0] for f in finals], 0), ops.stack([f[1] for f in finals], 0))
+        return (ops.transpose(output, 0, 1) if batch_first else output), hidden
+    output, finals = _layer_stack(mode, x, list(ops.unbind(hx, 0)), params, num_layers, dropout, train, bidirectional)
+    if batch_first:
+        output.transpose_(0, 1)
+    return output, ops.stack(finals, 0)
+
+
 class RNNBase(Module):
     """The multi-layer, optionally bidirectional loop shared by ``RNN``, ``LSTM`` and ``GRU``.
 
@@ -229,63 +317,18 @@ class RNNBase(Module):
         return _CellParams(weight("weight_ih"), weight("weight_hh"), weight("bias_ih") if self.bias else None,
                            weight("bias_hh") if self.bias else None, weight("weight_hr") if self.proj_size else None)
 
-    def _layer_stack(self, x: Tensor, hiddens: list[Any]) -> tuple[Tensor, list[Any]]:
-        """ATen's ``apply_layer_stack``: each layer on the last one's output (both directions' outputs joined
-        by ``cat``), dropout between layers in training; the final hidden state of each layer-direction."""
-        d = 2 if self.bidirectional else 1
-        finals: list[Any] = []
-        for layer in range(self.num_layers):
-            outputs = []
-            for direction in range(d):
-                out, final = _full_layer(self.mode, x, hiddens[layer * d + direction],
-                                         self._cell_params(layer, bool(direction)), bool(direction))
-                outputs.append(out)
-                finals.append(final)
-            x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        return x, finals
+    @property
+    def _flat_weights(self) -> list[Tensor]:
+        """The parameters in ``_flat_weights_names`` order: the ``params`` list ``torch.lstm`` and the others take."""
+        return [getattr(self, name) for name in self._flat_weights_names]
 
     def _aten_rnn(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
-        """ATen's ``rnn_tanh``/``rnn_relu``/``gru``/``lstm`` without cuDNN: time-major input, ``hx`` cut
-        into layer-directions by ``unbind``, the final states joined by ``stack``. With ``batch_first`` the
-        output is transposed back in place by ``transpose_`` (``TransposeBackward1``), but ``lstm``'s by
-        ``transpose`` (``TransposeBackward0``)."""
-        if (self.mode == "LSTM" and not self.proj_size and input.dtype == float32 and input.numel()
-                and input.device == "cpu"):  # (PyTorch's CUDA runs cuDNN's fused layers, which minigrad has not)
-            return self._mkldnn_lstm(input, hx)
-        x = ops.transpose(input, 0, 1) if self.batch_first else input
-        if self.mode == "LSTM":
-            output, finals = self._layer_stack(x, list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0))))
-            hidden: Any = (ops.stack([f[0] for f in finals], 0), ops.stack([f[1] for f in finals], 0))
-            return (ops.transpose(output, 0, 1) if self.batch_first else output), hidden
-        output, finals = self._layer_stack(x, list(ops.unbind(hx, 0)))
-        if self.batch_first:
-            output.transpose_(0, 1)
-        return output, ops.stack(finals, 0)
-
-    def _mkldnn_lstm(self, input: Tensor, hx: Any) -> tuple[Tensor, Any]:
-        """ATen's ``mkldnn_rnn``, PyTorch's CPU LSTM in float32 without projections: a contiguous time-major
-        input, one fused ``mkldnn_rnn_layer`` per layer and direction (``MkldnnRnnLayerBackward0``, given its
-        slice of ``h_0`` and ``c_0``), directions joined by ``cat``, dropout between layers in training."""
-        x = (ops.transpose(input, 0, 1) if self.batch_first else input).contiguous()
-        h0, c0 = hx[0].contiguous(), hx[1].contiguous()
+        """``torch.lstm``/``torch.gru``/``torch.rnn_tanh``/``torch.rnn_relu`` on this layer's weights (as
+        ``nn.RNNBase.forward`` calls ``_VF``)."""
         d = 2 if self.bidirectional else 1
-        hys, cys = [], []
-        for layer in range(self.num_layers):
-            outputs = []
-            for direction in range(d):
-                p = self._cell_params(layer, bool(direction))
-                out, hy, cy = mkldnn_rnn_layer(x, p.w_ih, p.w_hh, p.b_ih, p.b_hh, ops.getitem(h0, layer * d + direction),
-                                               ops.getitem(c0, layer * d + direction), reverse=bool(direction))
-                outputs.append(out)
-                hys.append(hy)
-                cys.append(cy)
-            x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
-            if self.dropout and self.training and layer < self.num_layers - 1:
-                x = F.dropout(x, self.dropout, True)
-        output = ops.transpose(x, 0, 1) if self.batch_first else x
-        return output, (ops.stack(hys, 0), ops.stack(cys, 0))
+        params = [self._cell_params(layer, bool(direction)) for layer in range(self.num_layers) for direction in range(d)]
+        return _rnn_impl(self.mode, input, hx, params, self.num_layers, self.dropout, self.training,
+                         self.bidirectional, self.batch_first)
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
         batched = self._check_input(input, hx)

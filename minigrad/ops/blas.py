@@ -42,7 +42,7 @@ from .math import add, clone, mul
 from .reduce import sum as _sum
 from ._checks import check_dims
 from .registry import Attr, call_with_out, defop, type_name
-from .shape import expand, permute, reshape, unsafe_view, view
+from .shape import expand, permute, reshape, t_op, unsafe_view, view
 
 __all__ = ["dot", "vdot", "inner", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
            "cross", "bilinear"]
@@ -539,6 +539,34 @@ def _trilinear_backward(ctx, g):
     return (tri(g, i2, i3, sumdim, e2, e3, e1) if ctx.needs(0) else None,
             tri(i1, g, i3, e1, sumdim, e3, e2) if ctx.needs(1) else None,
             tri(i1, i2, g, e1, e2, sumdim, e3) if ctx.needs(2) else None)
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x @ weight.T + bias`` (weight is (out_features, in_features), as in PyTorch).
+
+    The graph is PyTorch's (``linear`` in aten/src/ATen/native/Linear.cpp): on a batch of rows one
+    ``addmm`` (``AddmmBackward0``, whose next functions are the bias, the input and ``weight.t()``);
+    on a contiguous input of other dims with a bias, the rows viewed as one matrix, ``addmm``, the
+    result viewed back (``ViewBackward0`` over ``AddmmBackward0``); otherwise ``matmul`` (with its
+    own decomposition) and the bias added in place (``AddBackward0``).
+    """
+    if not (isinstance(x, Tensor) and isinstance(weight, Tensor) and weight.ndim == 2 and x.ndim >= 1
+            and x.shape[-1] == weight.shape[1] and x.dtype == weight.dtype
+            and (bias is None or isinstance(bias, Tensor) and bias.dtype == x.dtype
+                 and tuple(bias.shape) in ((), (1,), (weight.shape[0],)))):
+        # Anything addmm would refuse goes the plain way and fails there, before any node is made,
+        # with the words PyTorch's linear uses.
+        out = matmul(x, weight, transpose_y=True)
+        return out if bias is None else add(out, bias)
+    # Checked above: the ops themselves, past their public functions' checks.
+    w_t = t_op(weight)
+    if x.ndim == 2 and bias is not None:
+        return addmm_op(bias, x, w_t)
+    if bias is not None and x.is_contiguous() and (x.ndim == 3 or bias.ndim == 1):
+        rows = reshape(x, (int(np.prod(x.shape[:-1])), x.shape[-1]))  # a count: -1 is ambiguous for 0 rows
+        return view(addmm_op(bias, rows, w_t), (*x.shape[:-1], w_t.shape[1]))
+    out = matmul(x, w_t)
+    return out if bias is None else out.add_(bias)
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -61,12 +61,22 @@ What it cannot prove:
 - memory: device and host are one address space here, so a pointer mix-up
   (a host array given to a kernel that was not checked, a view read past its
   allocation) passes; aliasing comes from NumPy's views, not from a memory pool
-  that reuses freed blocks; out-of-memory never happens;
+  that reuses freed blocks; out-of-memory never happens. The default memory pool
+  (``get_default_memory_pool``, ``POOL``) counts the bytes of live allocations, rounded up to
+  512 as CuPy's pool rounds them, keeps freed bytes cached until ``free_all_blocks``, and calls
+  CuPy's memory hooks (``cuda.MemoryHook``: ``malloc_*``, ``free_*``, ``alloc_*``), so
+  ``mg.cuda``'s memory statistics run here; it has no blocks, so which block is reused, splitting
+  and fragmentation are not shown, and an allocation is freed when Python frees its NumPy memory
+  (CuPy's too, by reference count). ``runtime.memGetInfo`` and ``getDeviceProperties``
+  (``DEVICE_PROPERTIES``) describe a made-up 16 GiB device;
 - time: a launch runs at once, in order, on the host - there is no asynchronous
   stream, so a missing sync (a result read before its kernel ran), a race
   between streams or a copy that waits for the stream cannot show here, and
   no timing taken here says anything about a device (``cuda.Event`` records the host's clock, so the
   benchmarks run here; ``runtime.memcpyAsync``, device to device only, moves the bytes at once);
+  an event's or stream's ``done`` (``query()``) is always True and ``wait_event`` does nothing, so an
+  ordering between streams or an ``elapsed_time`` of work not yet finished cannot be shown; NVTX
+  ranges and marks are logged (``NVTX``), not sent to a profiler;
 - numerics of the device's own libraries (cuBLAS, CUB reductions, CuPy's
   ufuncs): NumPy computes them, with NumPy's rounding;
 - where nvcc fuses a multiply and an add: a kernel is emulated by its op's CPU kernel,
@@ -129,9 +139,11 @@ Used by ``tests/gpu/conftest.py`` when ``MINIGRAD_FAKE_CUPY=1``.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import re
 import sys
+import threading
 import time
 import types
 import weakref
@@ -438,6 +450,7 @@ class ndarray(np.ndarray):
     def __array_finalize__(self, obj: Any) -> None:
         if obj is not None and not isinstance(obj, ndarray):  # a host array viewed as a device array
             _remember_root(self)
+        POOL.track(self)  # a new allocation is counted by the memory pool (its views are not)
 
     # A reshape (or ravel) CuPy can't make a view of copies the array first with its elementwise copy
     # kernel (``_reshape`` in cupy/_core/_routines_manipulation.pyx): a launch; ``flatten`` always copies.
@@ -541,6 +554,141 @@ def _root_of_memory(memory: Any) -> Any:
     if entry is None or entry[0]() is not memory:
         return None
     return entry[1]()
+
+
+# -- the memory pool: CuPy's default pool, counting the stand-in's device allocations ---------------
+
+_UNIT = 512  # CuPy rounds every allocation up to a multiple of 512 bytes (cupy/cuda/memory.pyx)
+_HOOKS = threading.local()
+
+
+def _hooks() -> dict[str, Any]:
+    """The memory hooks installed in this thread (CuPy keeps them per thread too)."""
+    hooks = getattr(_HOOKS, "hooks", None)
+    if hooks is None:
+        hooks = _HOOKS.hooks = {}
+    return hooks
+
+
+def _call_hooks(method: str, **kw: Any) -> None:
+    for hook in list(_hooks().values()):
+        getattr(hook, method)(**kw)
+
+
+class MemoryHook:
+    """``cupy.cuda.MemoryHook``: a subclass, entered (``with hook:`` or ``hook.__enter__()``), hears the default
+    pool's ``malloc_*`` (an array allocated), ``free_*`` (its block given back to the pool) and ``alloc_*``
+    (the pool growing), with CuPy's keyword arguments."""
+
+    name = "MemoryHook"
+
+    def __enter__(self) -> MemoryHook:
+        hooks = _hooks()
+        if self.name in hooks:
+            raise RuntimeError(f"MemoryHook {self.name} already exists")
+        hooks[self.name] = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        del _hooks()[self.name]
+
+    def alloc_preprocess(self, **kw: Any) -> None: ...
+    def alloc_postprocess(self, **kw: Any) -> None: ...
+    def malloc_preprocess(self, **kw: Any) -> None: ...
+    def malloc_postprocess(self, **kw: Any) -> None: ...
+    def free_preprocess(self, **kw: Any) -> None: ...
+    def free_postprocess(self, **kw: Any) -> None: ...
+
+
+class MemoryPool:
+    """``cupy.get_default_memory_pool()``: the bytes of the live stand-in device allocations - an array that
+    holds its own memory, not its views, rounded up to 512 bytes as CuPy's pool rounds them; an allocation is
+    freed when the last array over its memory goes. Freed bytes stay cached (``free_bytes``) until
+    ``free_all_blocks``, and a new allocation takes cached bytes before the pool grows. It models the
+    counts, not CuPy's blocks: which cached block is reused (and its splitting) is not emulated."""
+
+    def __init__(self) -> None:
+        self._live: dict[int, tuple[Any, int]] = {}  # id(memory) -> (weak reference to it, bytes)
+        self._used = self._cached = 0
+        self._closed = False  # at exit: arrays freed while the interpreter shuts down call no hooks
+        #: whether new allocations are counted: ``bench/host_profile.py`` turns it off, so that what it times
+        #: of a call on the stand-in is minigrad's own host time, not the stand-in's bookkeeping
+        self.active = True
+        atexit.register(self._close)
+
+    def _close(self) -> None:
+        self._closed = True
+
+    def track(self, a: np.ndarray) -> None:
+        """A device array was made (``ndarray.__array_finalize__``): count its memory if it is new."""
+        if not self.active:
+            return
+        memory = _allocation(a)
+        if not isinstance(memory, np.ndarray):
+            return
+        key = id(memory)
+        entry = self._live.get(key)
+        if entry is not None and entry[0]() is memory:
+            return
+        size = -(-memory.nbytes // _UNIT) * _UNIT
+        if not size:  # CuPy allocates nothing for an empty array
+            return
+        hooked = bool(getattr(_HOOKS, "hooks", None))  # (no hook: no keyword arguments built for none)
+        if hooked:
+            _call_hooks("malloc_preprocess", device_id=0, size=memory.nbytes, mem_size=size)
+        grow = max(0, size - self._cached)
+        if grow and hooked:
+            _call_hooks("alloc_preprocess", device_id=0, mem_size=grow)
+        self._cached -= size - grow
+        self._used += size
+        self._live[key] = (weakref.ref(memory, lambda _ref, key=key: self._free(key)), size)
+        if hooked:
+            if grow:
+                _call_hooks("alloc_postprocess", device_id=0, mem_size=grow, mem_ptr=memory.ctypes.data)
+            _call_hooks("malloc_postprocess", device_id=0, size=memory.nbytes, mem_size=size,
+                        mem_ptr=memory.ctypes.data, pmem_id=key)
+
+    def _free(self, key: int) -> None:
+        entry = self._live.pop(key, None)
+        if entry is None or self._closed:
+            return
+        size = entry[1]
+        hooked = bool(getattr(_HOOKS, "hooks", None))
+        if hooked:
+            _call_hooks("free_preprocess", device_id=0, mem_size=size, ptr=0, pmem_id=key)
+        self._used -= size
+        self._cached += size
+        if hooked:
+            _call_hooks("free_postprocess", device_id=0, mem_size=size, ptr=0, pmem_id=key)
+
+    def used_bytes(self) -> int:
+        return self._used
+
+    def free_bytes(self) -> int:
+        return self._cached
+
+    def total_bytes(self) -> int:
+        return self._used + self._cached
+
+    def free_all_blocks(self, stream: Any = None) -> None:
+        self._cached = 0
+
+    def n_free_blocks(self) -> int:
+        return 1 if self._cached else 0
+
+
+POOL = MemoryPool()
+#: the stand-in device's memory, as ``runtime.memGetInfo`` and ``getDeviceProperties`` report it
+DEVICE_MEMORY = 16 * 1024 ** 3
+#: what the stand-in's ``runtime.getDeviceProperties(0)`` returns (CuPy's keys; a made-up device, sm_80-like)
+DEVICE_PROPERTIES = {
+    "name": b"minigrad stand-in GPU (fake_cupy)", "totalGlobalMem": DEVICE_MEMORY, "major": 8, "minor": 0,
+    "multiProcessorCount": 4, "l2CacheSize": 4 * 1024 * 1024, "maxThreadsPerMultiProcessor": 2048, "warpSize": 32,
+    "integrated": 0, "isMultiGpuBoard": 0, "pciBusID": 0, "pciDeviceID": 0, "pciDomainID": 0,
+    "uuid": bytes(range(16)),
+}
+#: the NVTX calls made, in order: ``("push", message)``, ``("pop", None)``, ``("mark", message)``
+NVTX: list[tuple[str, Any]] = []
 
 
 def _row_major(r: Any) -> Any:
@@ -1938,7 +2086,14 @@ def install() -> None:
             COUNTS.d2d += 1
         ctypes.memmove(dst, src, size)
 
-    cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, memcpyAsync=memcpy_async, memcpyDeviceToDevice=3)
+    def get_device_properties(device: int) -> dict[str, Any]:
+        if device != 0:
+            raise RuntimeError("cudaErrorInvalidDevice: invalid device ordinal")
+        return dict(DEVICE_PROPERTIES)
+
+    cuda.runtime = types.SimpleNamespace(getDeviceCount=lambda: 1, memcpyAsync=memcpy_async, memcpyDeviceToDevice=3,
+                                         getDeviceProperties=get_device_properties,
+                                         memGetInfo=lambda: (DEVICE_MEMORY - POOL.total_bytes(), DEVICE_MEMORY))
 
     class Device:
         attributes = {"MultiProcessorCount": 4}
@@ -1951,16 +2106,33 @@ def install() -> None:
 
     class Stream:
         ptr = 0  # the null stream's handle
+        done = True  # every launch has run by the time the host asks (``query``: no wait, no sync)
+        _made = [0]
+
+        def __init__(self, null: bool = False, non_blocking: bool = False, ptds: bool = False) -> None:
+            if not null:  # a stream of its own: a handle of its own (work is never queued on it here)
+                Stream._made[0] += 1
+                self.ptr = 0x1000 * Stream._made[0]
 
         def synchronize(self) -> None:
             _sync("Stream.synchronize")
 
+        def wait_event(self, event: Any) -> None:  # cudaStreamWaitEvent: the device waits, not the host
+            pass
+
     class Event:
         """A CUDA event: the stand-in runs each kernel as it is launched, so an event records the host's clock
-        (what the benchmarks' timings read here: host time; ``synchronize`` is a sync, as on a device)."""
+        (what the benchmarks' timings read here: host time; ``synchronize`` is a sync, as on a device, and
+        ``done`` - ``query`` - is always True, no sync)."""
 
-        def __init__(self) -> None:
+        done = True
+        _made = [0]
+
+        def __init__(self, block: bool = False, disable_timing: bool = False, interprocess: bool = False) -> None:
             self.t = 0.0
+            self.disable_timing = disable_timing
+            Event._made[0] += 1
+            self.ptr = 0x10 * Event._made[0]
 
         def record(self, stream: Any = None) -> None:
             self.t = time.perf_counter()
@@ -1973,7 +2145,13 @@ def install() -> None:
     cuda.get_elapsed_time = lambda start, stop: (stop.t - start.t) * 1e3  # milliseconds, as CuPy's
     cuda.PinnedMemoryPointer = PinnedMemoryPointer
     cuda.Stream = Stream
-    cuda.Stream.null = Stream()
+    cuda.Stream.null = Stream(null=True)
+    cuda.MemoryHook = MemoryHook
+    mod.get_default_memory_pool = lambda: POOL
+    cuda.nvtx = types.SimpleNamespace(
+        available=True, RangePush=lambda message, id_color=-1, argb_color=None: NVTX.append(("push", message)),
+        RangePop=lambda: NVTX.append(("pop", None)),
+        Mark=lambda message, id_color=-1, argb_color=None: NVTX.append(("mark", message)))
     cuda.get_current_stream = lambda: cuda.Stream.null
     cuda.device = types.SimpleNamespace(get_cublas_handle=lambda: _CUBLAS_HANDLE)
     cuda.cublas = types.SimpleNamespace(

@@ -49,6 +49,7 @@ _NO_TENSOR = {"anomaly check"}
 _WORDS = {"item": "a tensor's value read on the host (.item(), int(), float())", "bool": "bool() of a tensor",
           "print": "a tensor printed", "host copy": "a copy between the host and the GPU",
           "synchronize": "minigrad.cuda.synchronize()",
+          "event": "a CUDA event or stream waited for (Event.synchronize(), Stream.synchronize())",
           "nonzero": "the number of non-zero elements read on the host (nonzero, x[mask], masked_select)",
           "unique": "the number of distinct values read on the host (unique)",
           "cholesky": "linalg.cholesky's info read on the host (a matrix that is not positive-definite is refused)",
@@ -130,12 +131,14 @@ def copied(direction: str, nbytes: int, waits: bool = True, of_tensor: bool = Tr
             rec.emit(DeviceSync.new(reason=reason, source=source))
 
 
-def synced(reason: str = "synchronize") -> None:
-    """The host is about to wait for the GPU (``mg.cuda.synchronize()``)."""
+def synced(reason: str = "synchronize", debug_mode: bool = True) -> None:
+    """The host is about to wait for the GPU (``mg.cuda.synchronize()``). ``debug_mode=False``: a wait
+    PyTorch's ``set_sync_debug_mode`` lets pass (an event's ``synchronize``) - its ``device.sync`` alone."""
     rec = bus.recorder
-    if rec is None and not _MODE[0]:
+    if rec is None and not (_MODE[0] and debug_mode):
         return
     source = user_source()
-    _check_mode(reason, source)
+    if debug_mode:
+        _check_mode(reason, source)
     if rec is not None:
         rec.emit(DeviceSync.new(reason=reason, source=source))

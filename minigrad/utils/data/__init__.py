@@ -19,12 +19,13 @@ from .sampler import (
     BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler,
 )
 from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .distributed import DistributedSampler
 
 __all__ = [
     "Dataset", "IterableDataset", "TensorDataset", "StackDataset", "Subset", "ConcatDataset", "ChainDataset",
     "random_split", "get_worker_info",
     "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler",
-    "DataLoader", "default_collate", "default_convert",
+    "DistributedSampler", "DataLoader", "default_collate", "default_convert",
 ]
 
 
