@@ -77,6 +77,9 @@ def program() -> None:
         mg.ones(2, 3) @ mg.ones(2, 3)  # an op call that fails: error
     except ValueError:
         pass
+    m = mg.randn(2, 2, requires_grad=True)  # selective checkpointing: checkpoint.saved (keep, then reuse)
+    keep = lambda: mg.utils.checkpoint.create_selective_checkpoint_contexts([mg.ops.aten.mm.default])  # noqa: E731
+    mg.utils.checkpoint.checkpoint(lambda t: (t @ t).sin(), m, use_reentrant=False, context_fn=keep).sum().backward()
 
 
 def record(values: bool, max_elements: int) -> list[dict[str, Any]]:

@@ -10,7 +10,9 @@ and field for field, the trace the engine recorded before the change
 equal to the class call's. (Re-recorded once since, when SGD's step became PyTorch's ops,
 ``add_(grad, alpha=-lr)`` for ``sub_(grad * lr)``: its optimizer events and the tensor ids after
 them changed, nothing else; and once when ``addmm``'s formula learned a column-major mat2 from ``linear``
-without saving it: the backward of a first layer gained a ``t``, the tensor ids after it moved.) The records a recorder stores for those copies
+without saving it: the backward of a first layer gained a ``t``, the tensor ids after it moved; and once when
+selective checkpointing's ``checkpoint.saved`` joined the contract: the workload gained a last block, the first
+recording's events before it are unchanged, the later recordings' kinds in the same order, their ids moved.) The records a recorder stores for those copies
 read back as the events a listener sees as they happen.
 """
 

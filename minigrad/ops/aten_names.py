@@ -27,6 +27,16 @@ from typing import Any, Callable
 __all__: list[str] = []  # (``aten`` is attached to ``mg.ops`` by ops/__init__.py: torch.ops.aten, not torch.aten)
 
 
+def _made_once(made: dict[str, Any], name: str, make: Callable[[], Any]) -> Any:
+    """The object of ``name``, made on first use (a dunder is no operator: Python's protocols ask for them)."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    found = made.get(name)
+    if found is None:
+        found = made[name] = make()
+    return found
+
+
 class OpOverload:
     """One overload of an operator: ``aten.mm.default``, ``aten.add.Tensor``."""
 
@@ -65,12 +75,7 @@ class OpOverloadPacket:
         self._overloads: dict[str, OpOverload] = {}
 
     def __getattr__(self, overload: str) -> OpOverload:
-        if overload.startswith("__"):
-            raise AttributeError(overload)
-        found = self._overloads.get(overload)
-        if found is None:
-            found = self._overloads[overload] = OpOverload(self, overload)
-        return found
+        return _made_once(self._overloads, overload, lambda: OpOverload(self, overload))
 
     def __repr__(self) -> str:
         return f"<OpOverloadPacket(op='aten.{self._name}')>"
@@ -90,12 +95,7 @@ class _Namespace:
         self._packets: dict[str, OpOverloadPacket] = {}
 
     def __getattr__(self, name: str) -> OpOverloadPacket:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        found = self._packets.get(name)
-        if found is None:
-            found = self._packets[name] = OpOverloadPacket(name)
-        return found
+        return _made_once(self._packets, name, lambda: OpOverloadPacket(name))
 
     def __repr__(self) -> str:
         return "aten"

@@ -31,3 +31,10 @@ def gpudnn_flag():
     yield
     mg.flags.use_gpudnn = saved
 
+
+
+@pytest.fixture
+def sync_mode():
+    """Put ``mg.cuda.set_sync_debug_mode`` back to ``"default"`` after a test that changes it."""
+    yield
+    mg.cuda.set_sync_debug_mode("default")

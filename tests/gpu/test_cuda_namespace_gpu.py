@@ -27,12 +27,6 @@ def _line(marker):
                 if text.rstrip().endswith("# " + marker))
 
 
-@pytest.fixture
-def sync_mode():
-    yield
-    mg.cuda.set_sync_debug_mode("default")
-
-
 # -- events --------------------------------------------------------------------------------------
 
 

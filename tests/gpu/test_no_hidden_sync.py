@@ -358,12 +358,6 @@ def _line(marker):
                 if text.rstrip().endswith("# " + marker))
 
 
-@pytest.fixture
-def sync_mode():
-    yield
-    mg.cuda.set_sync_debug_mode("default")
-
-
 @needs_gpu
 def test_sync_debug_mode_error_raises_at_a_planted_item_naming_its_line(sync_mode):
     step = mlp_step()
