@@ -63,6 +63,8 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
 #: A name not listed behaves as PyTorch's for the arguments minigrad accepts; an argument it does not
 #: accept is a ``TypeError`` naming it.
 NOTES: dict[str, str] = {
+    "torch.utils.checkpoint.set_checkpoint_debug_enabled": "the debug logs list the kernel calls (under PyTorch's "
+    "names) with the program's line of each, where PyTorch prints Python and C++ stack traces.",
     "torch.utils.checkpoint.create_selective_checkpoint_contexts": "the policy is asked about minigrad's kernel "
     "calls, named as PyTorch's dispatcher names the same calls (`mg.ops.aten.mm.default` for a product of two "
     "matrices); a call minigrad makes where PyTorch makes another keeps minigrad's name (`aten.getitem.default`); "

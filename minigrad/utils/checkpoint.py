@@ -51,12 +51,16 @@ from ..nn import Sequential as _Sequential
 from ..tensor import Tensor as _Tensor
 from ..tracing import bus as _bus
 from ..tracing.events import RecomputeBegin as _RecomputeBegin, RecomputeEnd as _RecomputeEnd
+from .. import cuda as _cuda
+from .._pytree import tree_flatten as _tree_flatten
+from .checkpoint_debug import debug_contexts as _debug_contexts
 from .selective_checkpoint import (SAC_IGNORED_OPS, CheckpointPolicy, SelectiveCheckpointContext,  # noqa: F401
                                    create_selective_checkpoint_contexts)
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
            "detach_variable", "noop_context_fn", "set_checkpoint_early_stop", "CheckpointPolicy",
-           "SelectiveCheckpointContext", "SAC_IGNORED_OPS", "create_selective_checkpoint_contexts"]
+           "SelectiveCheckpointContext", "SAC_IGNORED_OPS", "create_selective_checkpoint_contexts",
+           "set_checkpoint_debug_enabled", "DefaultDeviceType", "get_device_states", "set_device_states"]
 
 
 class CheckpointError(RuntimeError):
@@ -119,6 +123,53 @@ def noop_context_fn() -> tuple[_Any, _Any]:
 
 
 _EARLY_STOP: list[bool | None] = [None]
+_DEBUG: list[bool | None] = [None]
+
+
+@_contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None) -> _Iterator[None]:
+    """Inside it, non-reentrant checkpoints run with ``debug=enabled`` whatever their own argument says
+    (``None``: each its own)."""
+    previous = _DEBUG[0]
+    _DEBUG[0] = enabled
+    try:
+        yield
+    finally:
+        _DEBUG[0] = previous
+
+
+class DefaultDeviceType:
+    """The device type whose random state checkpointing saves when the inputs name none: ``"cuda"`` with
+    minigrad's GPU, else ``"cpu"`` (PyTorch's current accelerator's)."""
+
+    _default_device_type: str | None = None
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        if not DefaultDeviceType._default_device_type:
+            DefaultDeviceType._default_device_type = "cuda" if _cuda.is_available() else "cpu"
+        return DefaultDeviceType._default_device_type
+
+
+def get_device_states(*args: _Any) -> tuple[list[int], list[_Any]]:
+    """The GPU indices of the tensors among ``args`` (nested in lists, tuples, dicts) and the GPU generator's
+    state for each: what a recomputation sets back so that its draws on the device are the forward's."""
+    ids = [t.get_device() for t in _tree_flatten(args)[0] if isinstance(t, _Tensor) and t.is_cuda]
+    return ids, [_cuda.get_rng_state() for _ in ids]
+
+
+def set_device_states(devices: _Any, states: _Any, *, device_type: str | None = None) -> None:
+    """Set back the GPU generator's states ``get_device_states`` gave (``device_type`` ``"cpu"``/``"meta"``:
+    nothing to set)."""
+    device_type = DefaultDeviceType.get_device_type() if device_type is None else device_type
+    if device_type in ("cpu", "meta"):
+        return
+    for _device, state in zip(devices, states):
+        _cuda.set_rng_state(state)
 
 
 @_contextlib.contextmanager
@@ -205,6 +256,7 @@ class _Frame:
                  rng_state: _Any, early_stop: bool, check: bool, recompute_context: _Any = None) -> None:
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.recompute_context = recompute_context  # (context_fn's second context; None: nothing)
+        self.explain: _Any = None  # debug=True: makes a CheckpointError list both runs' operators
         self.rng_state = rng_state
         self.early_stop = early_stop
         self.check = check
@@ -238,13 +290,18 @@ class _Frame:
         node = _UNPACKING_FOR[-1] if _UNPACKING_FOR else None
         hooks = _saved_tensors_hooks(lambda t: self._collect(t, pass_id), lambda t: t)
         try:
-            with _Recompute(node, self.fn, "non_reentrant", self.rng_state), hooks, _enable_grad(), \
-                    self.recompute_context or _contextlib.nullcontext():
-                self.fn(*self.args, **self.kwargs)
-        except _StopRecomputation:
-            pass
-        self.recomputed.add(pass_id)
-        self._check_match(pass_id)
+            try:
+                with _Recompute(node, self.fn, "non_reentrant", self.rng_state), hooks, _enable_grad(), \
+                        self.recompute_context or _contextlib.nullcontext():
+                    self.fn(*self.args, **self.kwargs)
+            except _StopRecomputation:
+                pass
+            self.recomputed.add(pass_id)
+            self._check_match(pass_id)
+        except CheckpointError as error:
+            if self.explain is None:
+                raise
+            raise self.explain(error) from error  # (debug=True: both runs' operators, checkpoint_debug.py)
 
     def _collect(self, t: _Tensor, pass_id: int) -> _Tensor:
         t = t.detach() if t.requires_grad else t
@@ -292,7 +349,7 @@ _DETERMINISM_CHECKS = ("default", "none")
 
 def _checkpoint_without_reentrant(fn: _Callable[..., _Any], preserve: bool, determinism_check: str,
                                   early_stop: bool, args: tuple[_Any, ...], kwargs: dict[str, _Any],
-                                  context_fn: _Callable[[], _Any] = noop_context_fn) -> _Any:
+                                  context_fn: _Callable[[], _Any] = noop_context_fn, debug: bool = False) -> _Any:
     if determinism_check not in _DETERMINISM_CHECKS:
         raise ValueError(
             f"determinism_check should be one of {list(_DETERMINISM_CHECKS)}, but got {determinism_check}"
@@ -302,8 +359,15 @@ def _checkpoint_without_reentrant(fn: _Callable[..., _Any], preserve: bool, dete
     rng_state = _generator.get_state() if preserve else None
     if _EARLY_STOP[0] is not None:
         early_stop = _EARLY_STOP[0]
+    explain = None
+    if _DEBUG[0] if _DEBUG[0] is not None else debug:
+        if context_fn is not noop_context_fn:
+            raise ValueError("debug=True is incompatible with non-default context_fn")
+        contexts, explain = _debug_contexts()
+        context_fn = lambda: contexts  # noqa: E731
     forward_context, recompute_context = context_fn()
     frame = _Frame(fn, args, kwargs, rng_state, early_stop, determinism_check == "default", recompute_context)
+    frame.explain = explain
     with _saved_tensors_hooks(frame.checkpoint_pack, frame.checkpoint_unpack), forward_context:
         return fn(*args, **kwargs)
 
@@ -325,7 +389,9 @@ def checkpoint(function: _Callable[..., _Any], *args: _Any, use_reentrant: bool 
             from ``create_selective_checkpoint_contexts`` (``utils/selective_checkpoint.py``).
         determinism_check: ``"default"`` compares the shape, dtype and device of each
             recomputed saved tensor with the original; ``"none"`` skips it.
-        debug: accepted for PyTorch's signature (non-reentrant only); no effect.
+        debug: (non-reentrant only) a recomputation that saves other tensors than the forward raises
+            a ``CheckpointError`` listing both runs' operators with the program's line of each
+            (``utils/checkpoint_debug.py``); ``set_checkpoint_debug_enabled`` overrides it.
         early_stop: stop the recomputation once every saved tensor is made again.
         **kwargs: keyword arguments of ``function`` (non-reentrant only).
 
@@ -348,7 +414,8 @@ def checkpoint(function: _Callable[..., _Any], *args: _Any, use_reentrant: bool 
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve, *args)
-    return _checkpoint_without_reentrant(function, preserve, determinism_check, early_stop, args, kwargs, context_fn)
+    return _checkpoint_without_reentrant(function, preserve, determinism_check, early_stop, args, kwargs, context_fn,
+                                         debug)
 
 
 def checkpoint_sequential(functions: _Any, segments: int, input: _Any, use_reentrant: bool | None = None,

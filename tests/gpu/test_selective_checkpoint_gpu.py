@@ -50,3 +50,14 @@ def test_keeping_the_products_saves_their_launches_and_copies_nothing() -> None:
         assert (c["h2d"], c["d2h"], c["syncs"]) == (0, 0, 0), fake.COUNTS.log
         launches[name] = c["launches"]
     assert launches["keep mm"] < launches["plain"]
+
+
+@pytest.mark.gpu
+def test_device_states_are_the_gpu_generators() -> None:
+    cp = mg.utils.checkpoint
+    x = mg.ones(2, device="cuda")
+    ids, states = cp.get_device_states(x, [mg.ones(1)])
+    assert ids == [0] and states[0].equal(mg.cuda.get_rng_state())
+    first = mg.rand(3, device="cuda")
+    cp.set_device_states(ids, states, device_type="cuda")
+    assert mg.rand(3, device="cuda").equal(first)  # the same draws again
