@@ -190,3 +190,22 @@ def test_the_aten_names_are_one_object_each_and_print_as_pytorchs():
     with pytest.raises(NotImplementedError, match="call the op through its function"):
         aten.mm.default(mg.ones(2, 2), mg.ones(2, 2))
     assert not hasattr(mg, "aten")
+
+
+def test_the_memory_view_counts_a_kept_output_from_its_keep_to_its_reuse():
+    x, w = mg.tensor(X, requires_grad=True), mg.tensor(W, requires_grad=True)
+
+    def saved_bytes(context_fn):
+        with mg.trace(values=False) as tr:
+            y = mg.utils.checkpoint.checkpoint(lambda a: ((a @ w).tanh() @ w).softmax(-1), x, use_reentrant=False,
+                                               context_fn=context_fn)
+            y.sum().backward()
+        kinds = [e.kind for e in tr.events]
+        m = mg.trace.memory(tr.events)
+        return m.at(kinds.index("backward.begin")).saved, m.at(kinds.index("recompute.end")).saved
+
+    plain = saved_bytes(mg.utils.checkpoint.noop_context_fn)
+    kept = saved_bytes(functools.partial(mg.utils.checkpoint.create_selective_checkpoint_contexts,
+                                         [mg.ops.aten.mm.default]))
+    assert kept[0] == plain[0] + 2 * (6 * 4 * 8)  # the two products, float64, held when backward begins
+    assert kept[1] == plain[1]  # handed back: held no longer

@@ -13,7 +13,8 @@ bytes are alive in each of five categories, and where the peak is:
   is counted under ``params`` only, and so is a view of one (``nn.Linear``'s
   ``weight.t()``: ``tensor.create``'s ``base`` names the parameter); a save a pack hook took (``saved.pack``:
   ``saved_tensors_hooks``, ``save_on_cpu``, a non-reentrant ``checkpoint``) holds
-  what the hook returned, not the tensor, and is not counted;
+  what the hook returned, not the tensor, and is not counted; an output selective checkpointing
+  keeps (``checkpoint.saved``) is counted from its keep in the forward to its reuse in the recomputation;
 - ``buffers``: gradient buffers of the backward pass, one per (node, slot,
   rank) a ``buffer.add`` filled, until that node runs (``node.run`` consumes
   them) or the pass ends;
@@ -177,6 +178,7 @@ class Memory:
         outputs = 0
         passes: list[list[int]] = []  # per open backward pass: the copies it made
         recomputing: list[int] = []
+        kept: dict[str, list[int]] = {}  # per op name (aten): the bytes of selective checkpointing's kept outputs
         self._packed: dict[int, int] = {}  # tensor -> saves a pack hook took, not yet claimed by a node
         self._call: list[Any] = [[], 0]  # the last api.call's tensor inputs and its kernels' time so far
         self.created_at: dict[int, int] = {}  # tensor -> index of its first tensor.create
@@ -272,6 +274,12 @@ class Memory:
                         point["buffers"] -= buffers.pop(key)
             elif k == "saved.pack":
                 self._packed[ev.tensor] = self._packed.get(ev.tensor, 0) + 1
+            elif k == "checkpoint.saved":  # a kept output: held from its keep to its reuse, in order per op
+                if ev.use == "keep":
+                    kept.setdefault(ev.aten, []).append(ev.bytes)
+                    point["saved"] += ev.bytes
+                elif kept.get(ev.aten):
+                    point["saved"] -= kept[ev.aten].pop(0)
             elif k == "recompute.begin":
                 recomputing.append(ev.node)
             elif k == "recompute.end":
