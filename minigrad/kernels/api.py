@@ -260,6 +260,18 @@ def launch(op: "OpDef", kernel: Any, arrays: Any, attrs: dict[str, Any], meta: A
     return out
 
 
+class KernelMode:
+    """A mode of ``KERNEL_MODES`` entered as a context manager (the innermost last): subclasses define
+    ``__call__(op, kernel, arrays, attrs, meta)``."""
+
+    def __enter__(self) -> "KernelMode":
+        KERNEL_MODES.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        KERNEL_MODES.remove(self)
+
+
 def run_kernel(op: "OpDef", kernel: Any, arrays: Any, attrs: dict[str, Any], meta: Any = None) -> Any:
     """``launch`` as if no mode were open: what a mode calls to run the kernel itself."""
     modes = KERNEL_MODES[:]

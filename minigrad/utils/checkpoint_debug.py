@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..kernels.api import KERNEL_MODES, run_kernel
+from ..kernels.api import KernelMode, run_kernel
 from ..kernels.backends import device_of_backend
 from ..ops.aten_names import overload_of
 from ..tracing.provenance import user_source
@@ -88,7 +88,7 @@ _SHORT = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf1
           "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8"}
 
 
-class _Log:
+class _Log(KernelMode):
     """A kernel mode that runs each call and notes it as PyTorch's logging mode writes it -
     ``$2: f32[3] = aten.exp.default($1)``, each array a numbered value - with the program's line."""
 
@@ -115,15 +115,11 @@ class _Log:
         self.calls.append((f"{outs} = {name}({args})", user_source() or "<unknown>"))
         return out
 
-    def __enter__(self) -> "_Log":
+    def __enter__(self) -> "KernelMode":
         self.calls.clear()
         self.numbers.clear()
         self.seen.clear()
-        KERNEL_MODES.append(self)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        KERNEL_MODES.remove(self)
+        return super().__enter__()
 
     def traces(self, label: str) -> str:
         total = len(self.calls)

@@ -43,7 +43,7 @@ from typing import Any, Callable
 
 from ..autograd.tensor_wrapper import BEFORE_INPLACE_WRITE
 from ..dtypes import from_numpy
-from ..kernels.api import KERNEL_MODES, NOT_LAUNCHED, run_kernel
+from ..kernels.api import NOT_LAUNCHED, KernelMode, run_kernel
 from ..kernels.backends import device_of_backend
 from ..ops.aten_names import OpOverload, OpOverloadPacket, aten, overload_of
 from ..tensor import Tensor, storage_array
@@ -160,15 +160,8 @@ def _root(a: Any) -> Any:
         a = base
 
 
-class _Mode:
-    """A kernel mode entered as a context manager (``KERNEL_MODES``, innermost last)."""
-
-    def __enter__(self) -> "_Mode":
-        KERNEL_MODES.append(self)
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        KERNEL_MODES.remove(self)
+class _Mode(KernelMode):
+    """A selective checkpoint's kernel mode: the call's ``mg.ops.aten`` name."""
 
     @staticmethod
     def _name(op: Any, kernel: Any, arrays: Any, attrs: Any) -> tuple[OpOverload, str]:
@@ -209,7 +202,7 @@ class _Cached(_Mode):
         self.storage, self.allow_mutation = storage, allow_cache_entry_mutation
         self.counts: defaultdict[OpOverload, int] = defaultdict(int)
 
-    def __enter__(self) -> "_Mode":
+    def __enter__(self) -> KernelMode:
         self.counts.clear()  # (a second backward then meets the "extra time" refusal, as PyTorch's)
         return super().__enter__()
 
