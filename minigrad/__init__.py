@@ -93,6 +93,7 @@ import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".return_types"] = return_types  # importable, and pickled by that name, as torch.return_types
 from .dispatch.amp import autocast
 from .tracing import trace
+trace.matrix_trace = OPS["trace"]  # torch.trace(A): mg.trace is also the recorder
 from . import nn, optim
 from . import cuda
 from . import accelerator  # torch.accelerator: the tutorials' first line

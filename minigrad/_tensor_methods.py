@@ -862,8 +862,8 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
 
 
 def _trace_method(self: Tensor) -> Tensor:
-    """``x.trace()``: the sum of the diagonal of a 2-D tensor (``Tensor.trace``; ``minigrad.trace`` is the
-    recorder, so the matrix trace is a method only): the ``trace`` op (``TraceBackward0``)."""
+    """``x.trace()``: the sum of the diagonal of a 2-D tensor (``Tensor.trace``; ``minigrad.trace`` is also the
+    recorder, which given a tensor runs this): the ``trace`` op (``TraceBackward0``)."""
     return ops.OPS["trace"](self)
 
 

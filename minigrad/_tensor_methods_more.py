@@ -35,6 +35,7 @@ from .ops._checks import check_int
 from .storage import TypedStorage, _warn_typed_storage_removal, is_shared_array, mark_shared
 from ._tensor_methods import _TYPE_NAMES, _callback_check
 from .tensor import Tensor, VersionCounter, bases_sharing, live_views, register_view, storage_array
+from .dispatch.amp import autocast_as
 
 __all__ = ["LEGACY_STORAGES", "angle", "as_strided_scatter", "conv_tbc"]
 
@@ -575,6 +576,7 @@ def _check_conv_tbc(input: Tensor, weight: Tensor, bias: Any, pad: Any) -> int:
     return steps
 
 
+@autocast_as("conv_tbc", composite=False)
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
     """``torch.conv_tbc`` (and ``F.conv_tbc``): a 1-D convolution over time-major input ``(T, B, C_in)`` with a
     ``(K, C_in, C_out)`` filter and a ``(C_out,)`` bias, ``pad`` zero steps on each side (a negative ``pad``

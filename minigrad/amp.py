@@ -20,10 +20,12 @@ count for all), and its top-level functions read and set it (``torch.set_autocas
 ``torch.get_autocast_dtype("cpu")`` ...). Those functions are here too, on a state of the same shape, and
 each change drives minigrad's one autocast (``dispatch/amp_state.py``): NOTE [ One autocast, many device types ].
 
-How minigrad differs: its autocast casts every tensor whatever its device (minigrad's allow/deny lists,
-not PyTorch's per-device ones), so a CPU context also casts GPU tensors. Misusing a scaler (``step()``
-before ``scale()``) raises ``RuntimeError`` where PyTorch fails an ``assert``. minigrad caches no casts:
-the cache flag is kept and reported, and ``clear_autocast_cache()`` has nothing to clear.
+PyTorch's spelling casts as PyTorch does: by PyTorch's lists for the device type (``autocast("cpu")`` leaves
+``softmax`` and ``sum`` alone and runs the losses in float32; ``autocast("cuda")`` runs ``softmax`` and ``sum``
+in float32 too), only the tensors on that device type, with PyTorch's cast cache for parameters
+(``dispatch/autocast_policy.py``). minigrad's own spelling, ``autocast("O1")``, casts every tensor by
+Paddle's lists. Misusing a scaler (``step()`` before ``scale()``) raises ``RuntimeError`` where PyTorch
+fails an ``assert``.
 
 Example:
     >>> import minigrad as mg
@@ -92,16 +94,16 @@ class _AutocastState(threading.local):
     """PyTorch's autocast state for one thread: per device type, enabled and dtype; the cache flag and nesting.
 
     NOTE [ One autocast, many device types ]
-        minigrad's dygraph layer reads one state, ``AMP`` (a level and a dtype, for every tensor). It is
-        derived from this one: the CUDA entry when it is on and a GPU exists, else the CPU entry, else off
-        (``_apply``). The other device types have no tensors in minigrad: their entries are kept and read
-        back, and cast nothing - as PyTorch's CUDA entry casts no CPU tensor.
+        minigrad's dygraph layer reads one state, ``AMP``: a level, and the dtype of each device type that
+        autocast is on for (``AMP.devices``). It is derived from this one (``_apply``): the CPU entry casts
+        CPU tensors by PyTorch's CPU lists, the CUDA entry (with a GPU) GPU tensors by its CUDA lists
+        (``dispatch/autocast_policy.py``). The other device types have no tensors in minigrad: their entries
+        are kept and read back, and cast nothing - as PyTorch's CUDA entry casts no CPU tensor.
     """
 
     def __init__(self) -> None:
         self.enabled = dict.fromkeys(_DEFAULT_DTYPES, False)
         self.dtype = dict(_DEFAULT_DTYPES)
-        self.cache_enabled = True
         self.nesting = 0
 
 
@@ -127,12 +129,15 @@ def _state_device(device_type: Any, fn: str, position: int = 1) -> str:
 
 def _apply() -> None:
     """Set ``AMP`` from the per-device state (NOTE [ One autocast, many device types ])."""
+    devices = {}
+    if _STATE.enabled["cpu"]:
+        devices["cpu"] = _STATE.dtype["cpu"]
     if _STATE.enabled["cuda"] and is_gpu_available():
-        AMP.level, AMP.dtype = 1, _STATE.dtype["cuda"]
-    elif _STATE.enabled["cpu"]:
-        AMP.level, AMP.dtype = 1, _STATE.dtype["cpu"]
+        devices["gpu"] = _STATE.dtype["cuda"]
+    if devices:
+        AMP.level, AMP.dtype, AMP.devices = 1, next(iter(devices.values())), devices
     else:
-        AMP.level, AMP.dtype = 0, None
+        AMP.level, AMP.dtype, AMP.devices = 0, None, None
 
 
 def _check_dtype(dtype: Any, fn: str) -> _dt.DType:
@@ -208,17 +213,19 @@ def set_autocast_dtype(device_type: str, dtype: Any) -> None:
 
 
 def is_autocast_cache_enabled() -> bool:
-    """Whether autocast's cast cache is on (kept for PyTorch's programs: minigrad caches no casts)."""
-    return _STATE.cache_enabled
+    """Whether autocast's cast cache is on: a float32 parameter used by several ops in an autocast region is
+    cast to the low dtype once, and the cast reused (one ``ToCopyBackward0`` in the graph, as PyTorch's)."""
+    return AMP.cache_enabled
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
-    """Switch autocast's cast cache on or off (the flag only: minigrad caches no casts)."""
-    _STATE.cache_enabled = _check_bool(enabled)
+    """Switch autocast's cast cache on or off."""
+    AMP.cache_enabled = _check_bool(enabled)
 
 
 def clear_autocast_cache() -> None:
-    """Empty autocast's cast cache: a no-op, as minigrad caches no casts."""
+    """Empty autocast's cast cache (the outermost autocast context does it as it exits)."""
+    AMP.cache.clear()
 
 
 def autocast_increment_nesting() -> int:
@@ -292,7 +299,7 @@ class autocast(_paddle_amp.autocast):  # noqa: N801  (PyTorch's lower-case class
             (``mg.get_autocast_dtype``: ``bfloat16`` on the CPU, ``float16`` on CUDA; ``float16`` for a level).
             Another dtype warns and disables the context, as PyTorch does.
         enabled: ``False`` makes the context switch autocast off for its block.
-        cache_enabled: the cache flag for the block (default: the current one); minigrad caches no casts.
+        cache_enabled: the cast cache's flag for the block (default: the current one).
         level: minigrad's AMP level, by name.
 
     ``autocast("cuda")`` without a GPU warns and disables itself, as PyTorch does without CUDA.
@@ -339,12 +346,12 @@ class autocast(_paddle_amp.autocast):  # noqa: N801  (PyTorch's lower-case class
             return super().__enter__()
         kind, state = self.device_type, _STATE
         self._saved.__dict__.setdefault("stack", []).append(
-            (AMP.level, AMP.dtype, state.enabled[kind], state.dtype[kind], state.cache_enabled))
+            (AMP.level, AMP.dtype, AMP.devices, state.enabled[kind], state.dtype[kind], AMP.cache_enabled))
         state.enabled[kind], state.dtype[kind] = self.enabled, self.dtype
         state.nesting += 1
-        state.cache_enabled = self.cache_enabled
+        AMP.cache_enabled = self.cache_enabled
         _apply()
-        if self.enabled:  # at the context's level (minigrad's keyword), O1 unless given
+        if self.enabled and self.level != 1:  # minigrad's keyword level="O2": its own lists, every tensor
             AMP.level, AMP.dtype = self.level, self.dtype
         return self
 
@@ -352,9 +359,11 @@ class autocast(_paddle_amp.autocast):  # noqa: N801  (PyTorch's lower-case class
         if self.device_type is None:
             return super().__exit__(*exc)
         kind, state = self.device_type, _STATE
-        level, dtype, state.enabled[kind], state.dtype[kind], state.cache_enabled = self._saved.stack.pop()
         state.nesting -= 1
-        AMP.level, AMP.dtype = level, dtype  # an enclosing autocast("O2") gets its level back
+        if state.nesting == 0:  # PyTorch's: the outermost context empties the cast cache
+            AMP.cache.clear()
+        (AMP.level, AMP.dtype, AMP.devices, state.enabled[kind], state.dtype[kind],
+         AMP.cache_enabled) = self._saved.stack.pop()  # an enclosing autocast("O2") gets its level back
         return None
 
 

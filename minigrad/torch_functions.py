@@ -62,6 +62,7 @@ from .ops.views import diagonal_copy as _diagonal_copy_op
 from .ops._checks import wrap_dim
 from .ops.grid_sample import _check_sampler, grid_sampler_2d as _grid_sampler_2d, grid_sampler_3d as _grid_sampler_3d
 from .tensor import Tensor
+from .dispatch.amp import autocast_as
 
 __all__ = [
     # 1. the copy forms of the views
@@ -387,6 +388,7 @@ def _cell_params(w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor |
     return _CellParams(w_ih, w_hh, b_ih, b_hh)
 
 
+@autocast_as("lstm_cell")
 def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
               b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
     """``torch.lstm_cell``: one LSTM step, ``hx = (h, c)`` -> ``(h', c')``, as ``nn.LSTMCell`` (composite)."""
@@ -395,18 +397,21 @@ def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b
     return _CELLS["LSTM"](input, (hx[0], hx[1]), _cell_params(w_ih, w_hh, b_ih, b_hh))
 
 
+@autocast_as("gru_cell")
 def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
              b_hh: Tensor | None = None) -> Tensor:
     """``torch.gru_cell``: one GRU step, as ``nn.GRUCell`` (composite)."""
     return _CELLS["GRU"](input, hx, _cell_params(w_ih, w_hh, b_ih, b_hh))
 
 
+@autocast_as("rnn_tanh_cell")
 def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
                   b_hh: Tensor | None = None) -> Tensor:
     """``torch.rnn_tanh_cell``: ``tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (composite)."""
     return _CELLS["RNN_TANH"](input, hx, _cell_params(w_ih, w_hh, b_ih, b_hh))
 
 
+@autocast_as("rnn_relu_cell")
 def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
                   b_hh: Tensor | None = None) -> Tensor:
     """``torch.rnn_relu_cell``: ``relu(x W_ih^T + b_ih + h W_hh^T + b_hh)`` (composite)."""

@@ -207,9 +207,10 @@ NOTES: dict[str, str] = {
     "func.jvp": "the double-backward trick (minigrad has no forward-mode AD): the same values.",
     "func.linearize": "each call of `jvp_fn` runs `jvp` again (PyTorch traces the function once).",
     "autograd.gradcheck": "reverse mode only: forward-AD and batched checks raise; `fast_mode` runs the full check.",
-    "torch.autocast": "PyTorch's spelling (`device_type`, `dtype`) runs minigrad's level O1 (Paddle's allow/deny "
-                      "lists) and also takes minigrad's `autocast(\"O1\")`; float16 on every device (no bfloat16); "
-                      "another dtype warns and disables it.",
+    "torch.autocast": "PyTorch's per-device lists (checked against its dispatcher), its cast cache and its graphs; "
+                      "no bfloat16 on the GPU. Also takes minigrad's own `autocast(\"O1\")` (Paddle's lists, "
+                      "every tensor). A PyTorch kernel that itself calls an autocast op (the CPU's `_trilinear` "
+                      "under `bilinear`) is one kernel here, not cast inside.",
     "amp.autocast": "as `torch.autocast`.",
     "amp.GradScaler": "PyTorch's scale sequence and skipped steps; misuse raises `RuntimeError` where PyTorch "
                       "fails an `assert`.",

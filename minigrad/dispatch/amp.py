@@ -16,7 +16,12 @@ The destination dtype, per level:
 - **O2** (almost all float16): every op runs in float16 except the deny list.
 
 Only float16 and float32 inputs are cast (float64, integer and bool inputs
-are left alone, as Paddle's ``NeedCast``). Each cast is a real ``cast`` op -
+are left alone, as Paddle's ``NeedCast``).
+
+PyTorch's spelling (``autocast("cpu")``, ``autocast("cuda")``, set up by ``minigrad/amp.py``) fills
+``AMP.devices`` instead, and the same step casts by PyTorch's per-device lists
+(``autocast_policy.py``): only the tensors on an enabled device type, float32 parameters through
+PyTorch's cast cache. ``autocast_as`` marks the functions PyTorch runs as one operator. Each cast is a real ``cast`` op -
 recorded, with a ``ToCopyBackward0`` - so gradients flow back to float32 leaves
 and arrive there as float32; each emits ``amp.cast``.
 
@@ -42,9 +47,11 @@ from .. import dtypes as _dt
 from ..tracing import bus
 from ..tracing.events import AmpCast
 from .amp_state import AMP
+from .autocast_policy import BANNED, FP32, FP32_SET_OPT_DTYPE, LOWER, PROMOTE, aten_name_of, policy_of
 from .op_table import OPS
 
-__all__ = ["autocast", "autocast_inputs", "amp_dest_dtype", "set_amp_category", "ALLOW_LIST", "DENY_LIST", "LEVELS"]
+__all__ = ["autocast", "autocast_inputs", "autocast_as", "amp_dest_dtype", "set_amp_category", "ALLOW_LIST", "DENY_LIST",
+           "LEVELS"]
 
 # The lists are filled from the op definitions (``defop(..., amp="allow")``), never by hand:
 # an op's AMP category is written in its own file.
@@ -146,14 +153,17 @@ def amp_dest_dtype(op_name: str, inputs: list[Any], level: int, amp_dtype: Any) 
     return amp_dtype if seen_low else None
 
 
-def autocast_inputs(op: Any, inputs: list[Any]) -> list[Any]:
+def autocast_inputs(op: Any, inputs: list[Any], attrs: dict[str, Any] | None = None) -> list[Any]:
     """Cast ``op``'s float inputs to the AMP destination dtype (``EagerAmpAutoCast``).
 
     The casts run with AMP off (``AutoCastGuard(O0)``) and are recorded ops,
     so gradients flow back through them. Inputs already in the destination
-    dtype are passed through untouched.
+    dtype are passed through untouched. Under PyTorch's spelling (``AMP.devices``)
+    the op's ATen name and device type choose the policy (``autocast_policy``).
     """
     name = op.name
+    if AMP.devices is not None and AMP.level == 1:
+        return _torch_cast(name, aten_name_of(name, attrs or {}), inputs)
     dest = amp_dest_dtype(name, inputs, AMP.level, AMP.dtype)
     if dest is None:
         return inputs
@@ -179,9 +189,144 @@ def autocast_inputs(op: Any, inputs: list[Any]) -> list[Any]:
     return out if changed else inputs
 
 
+# -- PyTorch's spelling: per-device lists ----------------------------------------------------------
+
+
+def _tensors(values: Any) -> Any:
+    """The tensors among ``values`` (an op's inputs, or a call's arguments), lists and tuples walked."""
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            yield from _tensors(v)
+        elif hasattr(v, "_dtype") and hasattr(v, "_device"):
+            yield v
+
+
+def _eligible(t: Any, device: str) -> bool:
+    """PyTorch's ``is_autocast_eligible``: floating, not float64, on the context's device type."""
+    d = t._dtype
+    return d.is_floating and d is not _dt.float64 and t._device.partition(":")[0] == device
+
+
+_BANNED = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+           "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+           "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+           "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+           "safe to autocast.")
+
+
+def _destination(aten: str, values: Any) -> tuple[str, Any] | None:
+    """The device type and the dtype autocast casts ``aten``'s eligible inputs to, or None to leave them."""
+    first = next(_tensors(values), None)
+    if first is None:
+        return None
+    device = first._device.partition(":")[0]
+    low = AMP.devices.get(device)
+    if low is None:
+        return None
+    policy = policy_of(aten, device)
+    if policy is None:
+        return None
+    if policy == LOWER:
+        return device, low
+    if policy == FP32:
+        return device, _dt.float32
+    if policy == FP32_SET_OPT_DTYPE:  # float32 unless the caller chose a dtype; only when the first input is eligible
+        return (device, _dt.float32) if _eligible(first, device) else None
+    if policy == PROMOTE:  # PyTorch's prioritize: float32 wins, float64 ignored, another low dtype refused
+        dest = low
+        for t in _tensors(values):
+            if _eligible(t, device) and t._dtype is not dest:
+                if t._dtype is _dt.float32 or dest is _dt.float32:
+                    dest = _dt.float32
+                else:
+                    raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
+        return device, dest
+    if policy == BANNED:
+        raise RuntimeError(_BANNED)
+    raise AssertionError(policy)
+
+
+def _torch_cast(op_name: str, aten: str, inputs: list[Any]) -> list[Any]:
+    found = _destination(aten, inputs)
+    if found is None:
+        return inputs
+    device, dest = found
+    cast = OPS["cast"]
+    level, AMP.level = AMP.level, 0
+    try:
+        out = [_torch_cast_value(cast, op_name, v, device, dest) for v in inputs]
+    finally:
+        AMP.level = level
+    return out if any(a is not b for a, b in zip(out, inputs)) else inputs
+
+
+def _torch_cast_value(cast: Any, op_name: str, v: Any, device: str, dest: Any) -> Any:
+    if isinstance(v, (list, tuple)):
+        row = [_torch_cast_value(cast, op_name, t, device, dest) for t in v]
+        return v if all(a is b for a, b in zip(row, v)) else type(v)(row)
+    if not (hasattr(v, "_dtype") and hasattr(v, "_device")) or v._dtype is dest or not _eligible(v, device):
+        return v
+    # PyTorch's cast cache: a float32 leaf that needs a gradient (a parameter) is cast to the low dtype once
+    # per outermost autocast context, however many ops use it.
+    cacheable = (dest is AMP.devices[device] and v._dtype is _dt.float32 and v.requires_grad and v.is_leaf
+                 and v._view is None and AMP.cache_enabled)
+    if cacheable:
+        hit = AMP.cache.get(id(v))
+        if hit is not None and hit[0] is v:
+            return hit[1]
+    out = _cast(cast, op_name, v, dest)
+    if cacheable:
+        AMP.cache[id(v)] = (v, out)
+    return out
+
+
+def autocast_as(aten: str, *, composite: bool = True) -> Any:
+    """Decorate a minigrad function that PyTorch runs as the one ATen operator ``aten``.
+
+    Under PyTorch's spelling of autocast, where ``aten`` has a policy on its arguments' device type, the
+    function's tensor arguments are cast by it and its body runs with autocast off, as PyTorch's autocast
+    kernel redispatches below itself: ``F.l1_loss`` of a bfloat16 input on the CPU runs in float32 and
+    returns float32, as PyTorch's ``l1_loss`` does, whatever ops minigrad writes it with. Where ``aten``
+    has none, a ``composite`` operator (one PyTorch decomposes, ``CompositeImplicitAutograd``) lets the ops
+    of its body cast as they would, and another (``torch.mv``, PyTorch's own kernel) runs its body with
+    autocast off: PyTorch's ``mv`` of float32 tensors on the CPU is float32 where minigrad's ``matmul``
+    would be cast.
+    """
+    def decorate(fn: Any) -> Any:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if AMP.devices is None or AMP.level != 1:
+                return fn(*args, **kwargs)
+            values = list(args) + list(kwargs.values())
+            first = next(_tensors(values), None)
+            device = None if first is None else first._device.partition(":")[0]
+            if device not in AMP.devices or (composite and policy_of(aten, device) is None):
+                return fn(*args, **kwargs)
+            found = _destination(aten, values)
+            cast = OPS["cast"]
+            level, AMP.level = AMP.level, 0
+            try:
+                if found is not None:
+                    device, dest = found
+                    args = tuple(_torch_cast_value(cast, aten, v, device, dest) for v in args)
+                    kwargs = {k: _torch_cast_value(cast, aten, v, device, dest) for k, v in kwargs.items()}
+                return fn(*args, **kwargs)
+            finally:
+                AMP.level = level
+
+        wrapper.__autocast_aten__ = (aten, composite)  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorate
+
+
 def _cast_one(cast: Any, op_name: str, t: Any, dest: Any) -> Any:
     if t._dtype is dest or not _castable(t):
         return t
+    return _cast(cast, op_name, t, dest)
+
+
+def _cast(cast: Any, op_name: str, t: Any, dest: Any) -> Any:
     rec = bus.recorder
     if rec is not None:
         rec.emit(AmpCast(op=op_name, tensor=t._id, from_dtype=t._dtype.name, to_dtype=dest.name))

@@ -13,6 +13,13 @@ class _AmpState(threading.local):
     def __init__(self) -> None:
         self.level = 0  # 0 = O0 (off), 1 = O1, 2 = O2
         self.dtype = None
+        # PyTorch's spelling (``autocast("cpu")``): device type -> dtype for the types autocast is on for,
+        # cast by PyTorch's per-device lists; None: minigrad's levels, which cast every tensor.
+        self.devices: dict[str, object] | None = None
+        # PyTorch's cast cache: id of a float32 leaf parameter -> (the leaf, its lower-precision cast),
+        # emptied when the outermost autocast context exits.
+        self.cache: dict[int, tuple[object, object]] = {}
+        self.cache_enabled = True
 
 
 AMP = _AmpState()

@@ -98,7 +98,7 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         if rec is not None:
             rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))
         if amp_state.AMP.level:
-            inputs = autocast_inputs(op, inputs)
+            inputs = autocast_inputs(op, inputs, attrs)
         out, device, layout = call_kernel(op, inputs, attrs, rec)
         multi = type(out) is tuple
         if multi:

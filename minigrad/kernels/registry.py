@@ -161,6 +161,8 @@ def _widen(value: Any) -> Any:
 def _narrow(value: Any) -> Any:
     if isinstance(value, np.ndarray) and value.dtype == np.float32:
         return value.astype(_BFLOAT16)
+    if isinstance(value, np.float32):  # a ufunc's result for 0-d inputs: a NumPy scalar, not an array
+        return np.asarray(value, dtype=_BFLOAT16)
     if isinstance(value, (tuple, list)):
         return type(value)(_narrow(v) for v in value)
     return value

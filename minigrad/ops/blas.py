@@ -43,6 +43,7 @@ from .reduce import sum as _sum
 from ._checks import check_dims
 from .registry import Attr, call_with_out, defop, type_name
 from .shape import expand, permute, reshape, t_op, unsafe_view, view
+from ..dispatch.amp import autocast_as
 
 __all__ = ["dot", "vdot", "inner", "mv", "mm", "outer", "ger", "addmm", "addmv", "addr", "baddbmm", "addbmm", "tensordot", "kron",
            "cross", "bilinear"]
@@ -96,6 +97,7 @@ def _check_vectors(op: str, **named: Tensor) -> None:
                            f"of elements, but got {a} and {b} elements respectively")
 
 
+@autocast_as("dot", composite=False)
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The dot product of two 1-D tensors of the same size and dtype (``torch.dot``; ``matmul`` of two vectors)."""
     _check_vectors("dot", input=input, tensor=tensor)
@@ -129,6 +131,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
     return _vdot(input, other)
 
 
+@autocast_as("mv", composite=False)
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m) (``torch.mv``)."""
     _check_operands("mv", input=(input, 2, "matrix"), vec=(vec, 1, "vector"))
@@ -138,6 +141,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
+@autocast_as("mm", composite=False)
 def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """Matrix (n, m) times matrix (m, p) (``torch.mm``; no broadcasting, unlike ``matmul``)."""
     if out is not None:  # NOTE [ out= ] in ops/registry.py
@@ -231,6 +235,7 @@ def _addmm_backward(ctx, g):
     return gi, g1, g2
 
 
+@autocast_as("addmm", composite=False)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` (n, m) and ``mat2`` (m, p); ``input`` broadcasts."""
     check_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
@@ -345,6 +350,7 @@ def _scaled_product(op: Any, input: Tensor, a: Tensor, b: Tensor, beta: Any, alp
     return _combine(input, product, beta, alpha)
 
 
+@autocast_as("addmv", composite=False)
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` (n, m) and a 1-D ``vec`` (m): one op
     (``AddmvBackward0``), as PyTorch's."""
@@ -357,6 +363,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     return _scaled_product(addmv_op, input, mat, vec, beta, alpha)
 
 
+@autocast_as("addr", composite=False)
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * outer(vec1, vec2)`` for 1-D ``vec1`` (n) and ``vec2`` (m): one op
     (``AddrBackward0``), as PyTorch's.
@@ -381,6 +388,7 @@ def _check_batches(op: str, batch1: Tensor, batch2: Tensor) -> None:
                            f"multiplied (expected (b, n, m) and (b, m, p))")
 
 
+@autocast_as("baddbmm", composite=False)
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)`` for 3-D ``batch1`` (b, n, m) and ``batch2`` (b, m, p): one
     op (``BaddbmmBackward0``), as PyTorch's."""
@@ -390,6 +398,7 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     return _scaled_product(baddbmm_op, input, batch1, batch2, beta, alpha)
 
 
+@autocast_as("addbmm", composite=False)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * sum_b(batch1[b] @ batch2[b])``: the batched products summed over the batch, one
     op (``AddbmmBackward0``), as PyTorch's."""
@@ -399,6 +408,7 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     return _scaled_product(addbmm_op, input, batch1, batch2, beta, alpha)
 
 
+@autocast_as("tensordot")
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """Contract the last ``dims`` dims of ``a`` with the first ``dims`` of ``b`` (or the listed dims:
     ``dims=([1, 0], [0, 1])``) (``torch.tensordot``). Composite, PyTorch's: ``permute``, ``reshape`` and one
@@ -541,6 +551,7 @@ def _trilinear_backward(ctx, g):
             tri(i1, i2, g, e1, e2, sumdim, e3) if ctx.needs(2) else None)
 
 
+@autocast_as("linear")
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias`` (weight is (out_features, in_features), as in PyTorch).
 
@@ -569,6 +580,7 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return out if bias is None else out.add_(bias)
 
 
+@autocast_as("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y_k = x1 A_k x2 + b_k`` for each ``weight[k]`` (``F.bilinear``), as PyTorch computes it: both inputs'
     rows flattened, one ``_trilinear`` product (``TrilinearBackward0``), the result reshaped to the batch
@@ -646,6 +658,7 @@ def _multiply_chain(matrices: list[Tensor]) -> Tensor:
     return view(out, (matrices[0].shape[0], matrices[-1].shape[1]))
 
 
+@autocast_as("chain_matmul")
 def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
     """The product of the 2-D ``matrices``, in the order of fewest multiplications (``torch.chain_matmul``,
     deprecated in PyTorch for ``torch.linalg.multi_dot``, whose warning it gives once). Composite, PyTorch's:

@@ -28,6 +28,7 @@ from .registry import type_name
 from .clamp import clamp_min
 from .norm import _norm_op, vector_norm_op
 from .shape import expand
+from ..dispatch.amp import autocast_as
 
 __all__ = ["cosine_similarity", "pairwise_distance"]  # torch.cosine_similarity, torch.pairwise_distance
 
@@ -61,6 +62,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return div(input, expand(norm, tuple(input.shape)))
 
 
+@autocast_as("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps))`` along ``dim``, the inputs broadcast.
 

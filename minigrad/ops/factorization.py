@@ -52,6 +52,7 @@ from . import _return_types as return_types
 from .math import eq, where
 from .registry import Attr, OpDef, defop, type_name
 from .shape import transpose
+from ..dispatch.amp import autocast_as
 
 __all__ = ["cholesky", "cholesky_inverse", "slogdet", "logdet", "qr", "svd", "pinverse", "matrix_exp"]  # torch.cholesky; the torch.linalg names are in mg.linalg (minigrad/linalg.py)
 
@@ -282,6 +283,7 @@ def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = F
     return return_types.linalg_cholesky_ex(L, info)
 
 
+@autocast_as("linalg_cholesky")
 def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     """``torch.linalg.cholesky``: the lower-triangular ``L`` with ``A = L L^T`` (``upper=True``: ``U = L^T``, with
     ``A = U^T U``); a matrix that is not positive-definite raises ``RuntimeError`` in PyTorch's words (a read
@@ -495,6 +497,7 @@ def linalg_qr_backward(ctx: Any, grads: Any) -> tuple[Any]:
     return (ops.concat([_qr_square_grad(ops, gQ, gU, Q, U), gY], -1),)
 
 
+@autocast_as("linalg_qr", composite=False)
 def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
     """``torch.linalg.qr``: ``(Q, R)`` with ``A = Q R``, ``Q``'s columns orthonormal, ``R`` upper-triangular;
     ``mode='complete'`` gives a square ``Q``, ``mode='r'`` an empty ``Q`` (and no gradient).
@@ -509,6 +512,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
     return return_types.linalg_qr(*linalg_qr_op(A, mode))
 
 
+@autocast_as("qr")
 def qr(input: Tensor, some: bool = True) -> Any:
     """``torch.qr`` (deprecated in PyTorch for ``linalg.qr``): ``some=False`` is ``mode='complete'``."""
     _check_input("linalg.qr", "input", input, "geqrf_cpu", square=False)
@@ -583,6 +587,7 @@ def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:
     return return_types.linalg_eigh(*linalg_eigh_op(A, UPLO))
 
 
+@autocast_as("linalg_eigvalsh")
 def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """``torch.linalg.eigvalsh``: the eigenvalues of each symmetric matrix (``eigh``'s node, as PyTorch's when a
     gradient is wanted)."""
@@ -666,6 +671,7 @@ def linalg_svd_backward(ctx: Any, grads: Any) -> tuple[Any]:
     return (svd_grad(ops, gU, gS, gVh, U, S, Vh),)
 
 
+@autocast_as("linalg_svd")
 def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:
     """``torch.linalg.svd``: ``(U, S, Vh)`` with ``A = U diag(S) Vh``, ``S`` descending (``full_matrices=False``:
     the reduced factors). A gradient only of functions that do not depend on the singular vectors' signs is
@@ -683,6 +689,7 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> 
     return return_types.linalg_svd(*linalg_svd_op(A, check_bool("linalg.svd", "full_matrices", 1, full_matrices)))
 
 
+@autocast_as("linalg_svdvals")
 def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
     """``torch.linalg.svdvals``: the singular values of each matrix, descending (``svd``'s node, as PyTorch's when
     a gradient is wanted)."""
@@ -693,6 +700,7 @@ def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
     return linalg_svd_op(A, False)[1]
 
 
+@autocast_as("svd")
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
     """``torch.svd`` (deprecated in PyTorch for ``linalg.svd``): ``(U, S, V)``, ``V = Vh^T`` (a transpose);
     ``some=False`` gives the full factors; ``compute_uv=False`` zero-filled ``U`` (m, m) and ``V`` (n, n)."""
@@ -808,6 +816,7 @@ def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: 
     return linalg_pinv_op(A, atol, rtol, hermitian)
 
 
+@autocast_as("pinverse")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """``torch.pinverse``: ``linalg.pinv`` with a relative tolerance ``rcond``."""
     check_tensor("pinverse", "input", 0, input)

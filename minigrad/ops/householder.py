@@ -34,6 +34,7 @@ from . import _return_types as return_types
 from ._checks import check_bool, check_tensor
 from .factorization import _DTYPES, _cols, _mT
 from .registry import Attr, defop
+from ..dispatch.amp import autocast_as
 
 __all__ = ["geqrf", "orgqr", "ormqr"]  # torch.geqrf, torch.orgqr, torch.ormqr; linalg.householder_product in mg.linalg
 
@@ -213,6 +214,7 @@ def linalg_householder_product(A: Tensor, tau: Tensor) -> Tensor:
     return linalg_householder_product_op(A, tau)
 
 
+@autocast_as("orgqr")
 def orgqr(input: Tensor, tau: Tensor) -> Tensor:
     """``torch.orgqr``: ``linalg.householder_product`` under LAPACK's name (the same node)."""
     check_tensor("orgqr", "input", 0, input)

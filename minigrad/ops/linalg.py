@@ -30,6 +30,7 @@ from .views import diagonal
 from .registry import Attr, call_with_out, defop, type_name
 from .shape import expand, getitem, permute, reshape, squeeze, t, transpose, unsafe_view, unsqueeze, view
 from ..tensor import Tensor
+from ..dispatch.amp import autocast_as
 
 __all__ = ["matmul"]
 
@@ -207,6 +208,7 @@ def _batched(x: Tensor, y: Tensor) -> Tensor:
 
 # -- bmm and einsum (composites of matmul) ---------------------------------------------------------
 
+@autocast_as("bmm", composite=False)
 def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """Batched matrix product of two 3-D tensors ``(b, n, m) @ (b, m, p)``. Composite (``matmul``)."""
     if out is not None:  # NOTE [ out= ] in ops/registry.py
@@ -417,6 +419,7 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int]) -> Tensor
     return permute(view(bmm(left, right), tuple(out_size)), tuple(back))
 
 
+@autocast_as("einsum")
 def einsum(equation: str, *operands: Any) -> Tensor:
     """Einstein summation (``"bij,bjk->bik"``, ``"...ij,...jk->...ik"``, ``"ii->i"``, ``"i,i->"``, ``"ij->ji"``).
 

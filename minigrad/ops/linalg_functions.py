@@ -37,6 +37,7 @@ from .math import where
 from .norm import matrix_norm
 from .factorization import linalg_svdvals
 from .shape import concat
+from ..dispatch.amp import autocast_as
 
 __all__: list[str] = []  # torch.linalg only: minigrad/linalg.py names them
 
@@ -64,6 +65,7 @@ def _check_chain(tensors: Sequence[Tensor]) -> None:
                                f"{_TYPE_WORDS[tensors[0].dtype.name]} and tensor {k} {_TYPE_WORDS[t.dtype.name]}")
 
 
+@autocast_as("linalg_multi_dot")
 def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
     """``torch.linalg.multi_dot``: the product of the chain of matrices ``tensors`` (the first may be a row
     vector, the last a column vector) in the order of fewest multiplications - PyTorch's dynamic programme and
@@ -108,6 +110,7 @@ def _chain_product(matrices: list[Tensor]) -> Tensor:
 
 # -- vecdot, diagonal, vander -------------------------------------------------------------------------------------
 
+@autocast_as("linalg_vecdot")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
     """``torch.linalg.vecdot``: ``sum(x * y, dim)`` over broadcast operands of one floating dtype (``SumBackward1``
     over ``MulBackward0``; complex conjugation has nothing to do for real tensors).
@@ -248,6 +251,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
 
 # -- tensorinv, tensorsolve ---------------------------------------------------------------------------------------
 
+@autocast_as("linalg_tensorinv")
 def tensorinv(A: Tensor, ind: int = 2, *, out: Any = None) -> Tensor:
     """``torch.linalg.tensorinv``: the inverse of ``A`` read as a matrix of its first ``ind`` dims by the rest,
     shaped back as ``A.shape[ind:] + A.shape[:ind]`` (``ReshapeAliasBackward0`` over ``LinalgInvExBackward0``).
@@ -273,6 +277,7 @@ def tensorinv(A: Tensor, ind: int = 2, *, out: Any = None) -> Tensor:
     return inverse.reshape(*A.shape[ind:], *A.shape[:ind])
 
 
+@autocast_as("linalg_tensorsolve")
 def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None, *, out: Any = None) -> Tensor:
     """``torch.linalg.tensorsolve``: the ``X`` with ``tensordot(A, X, X.ndim) = B``: ``A`` (its ``dims`` moved to
     the end first) read as a ``B.numel()`` square matrix, ``solve``d against ``B`` flattened, the result shaped as
@@ -302,6 +307,7 @@ def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None, *, out:
 _COND_NORMS = (None, 2, -2, 1, -1, math.inf, -math.inf, "fro", "nuc")
 
 
+@autocast_as("linalg_cond")
 def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
     """``torch.linalg.cond``: the condition number of each matrix in the norm ``p``. For ``p`` None or +-2 the
     ratio of the extreme singular values (``SqueezeBackward1`` over ``DivBackward0``: any shape); for the others

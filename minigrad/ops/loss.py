@@ -63,6 +63,7 @@ from .reduce import mean, sum
 from .registry import Attr, Input, defop, type_name
 from .indexing import masked_fill
 from .shape import expand, getitem, reshape, unsqueeze
+from ..dispatch.amp import autocast_as
 
 __all__ = ["cross_entropy", "cross_entropy_backward", "nll_loss_op", "nll_loss_backward", "nll_loss2d",
            "nll_loss2d_backward", "mse_loss"]  # the ops; the other losses live in F only
@@ -444,6 +445,7 @@ def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
     return sum(loss) if reduction == "sum" else mean(loss)
 
 
+@autocast_as("l1_loss")
 def l1_loss(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
     """Mean absolute error ``|input - target|`` (composite, as PyTorch's: the inputs broadcast by ``expand``,
@@ -591,6 +593,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return reduce_loss(mul(_huber_loss(input, target, "none", delta), weight), reduction)
 
 
+@autocast_as("kl_div")
 def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any = None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence of ``target`` from ``input`` (log-probabilities). Composite, as PyTorch's.
@@ -849,6 +852,7 @@ def _clamp_min0(x: Tensor) -> Tensor:
     return _clamp_min_op(x, 0.0)
 
 
+@autocast_as("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                         reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``max(0, -y (x1 - x2) + margin)``: ``y = 1`` asks ``x1`` to rank above ``x2`` by ``margin``. Composite."""
@@ -860,6 +864,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return reduce_loss(_clamp_min0(add_scalar(mul(neg(target), sub(input1, input2)), float(margin))), reduction)
 
 
+@autocast_as("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Any = None,
                          reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``x`` where ``y = 1``, ``max(0, margin - x)`` where ``y = -1`` (``x`` a distance). Composite."""
@@ -1031,6 +1036,7 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Any = None, re
     return _soft_margin_loss(input, target, reduction=reduction)
 
 
+@autocast_as("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0, size_average: Any = None,
                           reduce: Any = None, reduction: str = "mean") -> Tensor:
     """``1 - cos(x1, x2)`` where ``y = 1``, ``max(0, cos(x1, x2) - margin)`` where ``y = -1``; rows of ``(N, D)``
@@ -1055,6 +1061,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return reduce_loss(add(pos, negative), reduction)
 
 
+@autocast_as("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average: Any = None, reduce: Any = None,
                         reduction: str = "mean") -> Tensor:
@@ -1078,6 +1085,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
 
 
+@autocast_as("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: Any = None, eps: float = 1e-8, reduce: Any = None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of ``target`` counts under a Poisson of rate ``exp(input)`` (``log_input``) or ``input``:
@@ -1135,6 +1143,7 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     return reduce_loss(loss, reduction)
 
 
+@autocast_as("cross_entropy_loss")
 def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     """Softmax cross-entropy, as ``torch.nn.functional.cross_entropy``, with PyTorch's graph in every form

@@ -42,6 +42,7 @@ from . import _return_types as return_types
 from ._checks import check_bool, check_tensor
 from .factorization import _DTYPES, _cols, _mT
 from .registry import Attr, Input, defop
+from ..dispatch.amp import autocast_as
 
 __all__ = ["lu", "lu_unpack", "lu_solve"]  # torch.lu, lu_unpack and lu_solve; the linalg names are in mg.linalg
 
@@ -423,6 +424,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
     return linalg_lu_solve_op(LU, pivots, B, left, adjoint)
 
 
+@autocast_as("lu_solve")
 def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
     """``torch.lu_solve`` (deprecated in PyTorch for ``linalg.lu_solve``, whose arguments come the other way
     round): the ``X`` with ``A X = input``."""

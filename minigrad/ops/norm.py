@@ -49,6 +49,7 @@ from .reduce import amin as _amin
 from .reduce import sum as _sum
 from .registry import Attr, defop, type_name
 from .shape import permute, squeeze, unsqueeze
+from ..dispatch.amp import autocast_as
 
 __all__ = ["norm", "nuclear_norm"]  # vector_norm, matrix_norm and linalg.norm are reached as mg.linalg.* (minigrad/linalg.py)
 
@@ -191,6 +192,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
     return vector_norm_op(_cast(x, dtype), _check_ord("linalg.vector_norm", "ord", 1, ord), dim, keepdim)
 
 
+@autocast_as("linalg_matrix_norm")
 def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """``torch.linalg.matrix_norm`` for ``ord`` in ``'fro'``, ``'nuc'``, ``inf``, ``-inf``, ``1``, ``-1``, ``2``, ``-2``
     (composite).
@@ -222,6 +224,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     return out if keepdim else squeeze(out, (r, c))
 
 
+@autocast_as("nuclear_norm")
 def nuclear_norm(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     """``torch.nuclear_norm`` (deprecated in PyTorch for ``linalg.matrix_norm(A, 'nuc')``): the sum of the singular
     values over ``dim`` (the last two by default); ``nuclear_norm(A, True)`` is ``keepdim``. Composite, as
@@ -368,6 +371,7 @@ def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
 __all__ += ["renorm"]
 
 
+@autocast_as("frobenius_norm")
 def frobenius_norm(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """The 2-norm over at most two dims (``torch.frobenius_norm``, deprecated in PyTorch - kept for TorchScript -,
     whose warning it gives once): PyTorch's ``at::norm(input, 2, dim, keepdim)``, the ``norm`` op

@@ -53,6 +53,7 @@ from .reduce import mean
 from .registry import Attr, Input, defop, type_name
 from .repeat import repeat
 from .shape import getitem, squeeze, unsqueeze, view
+from ..dispatch.amp import autocast_as
 
 __all__: list[str] = ["rms_norm"]  # torch.rms_norm; the others F only
 
@@ -76,6 +77,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     return _layer_norm_op(input, weight, bias, normalized_ndim=len(shape), eps=eps)
 
 
+@autocast_as("rms_norm")
 def rms_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """Root-mean-square normalisation over the last ``len(normalized_shape)`` dims (Zhang and Sennrich, 2019):
     ``x * rsqrt(mean(x^2) + eps) * weight``; ``eps`` defaults to the machine epsilon of the dtype computed in.

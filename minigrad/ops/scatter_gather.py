@@ -48,6 +48,7 @@ from ._checks import check_int, check_tensor, wrap_dim
 from .registry import Attr, Input, defop, type_name
 from .math import add, lt, where
 from .shape import expand
+from ..dispatch.amp import autocast_as
 
 __all__ = ["gather", "scatter_add", "scatter", "scatter_reduce", "take_along_dim", "index_add", "index_fill", "index_copy",
            "index_reduce"]
@@ -677,6 +678,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     return index_fill_op(input, index=idx, dim=d, value=value)
 
 
+@autocast_as("index_copy", composite=False)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with ``source[..., k, ...]`` written at position ``index[k]`` along ``dim``
     (``torch.index_copy``; with a repeated index, which write wins is unspecified, as in PyTorch): one op

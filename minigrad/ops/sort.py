@@ -46,6 +46,7 @@ from .registry import Attr, Input, defop, type_name
 from .shape import getitem, reshape, squeeze
 from .reduce import _picked_backward, _picked_meta, evenly_distributed, max_values_cpu, return_types
 from .special_values import isnan
+from ..dispatch.amp import autocast_as
 
 __all__ = ["argsort", "sort", "topk", "msort", "kthvalue", "median", "nanmedian", "mode", "quantile", "nanquantile"]
 
@@ -512,6 +513,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     return return_types.mode(*_kth(mode_values, input, mode_indices_op(input, axis), axis, keepdim))
 
 
+@autocast_as("quantile")
 def quantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """The ``q``-quantiles (``q`` a number or a 1-D tensor in [0, 1]) along ``dim`` (of all elements when
     None), with ``interpolation`` ``'linear'``, ``'lower'``, ``'higher'``, ``'nearest'`` or ``'midpoint'``
@@ -554,7 +556,7 @@ def _quantile_compute(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, i
     mixed by ``lerp_``, then ``squeeze_`` (``SqueezeBackward4``). The ranks are made of ``q``, so a ``q`` that
     requires grad gets one."""
     check_tensor(op, "input", 0, input)
-    if not input.dtype.is_floating:
+    if input.dtype.name not in ("float32", "float64"):  # PyTorch's: no float16 or bfloat16 quantiles
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     qt = _quantile_q(op, input, q)
     check_bool(op, "keepdim", 3, keepdim)
@@ -590,6 +592,7 @@ def _quantile_compute(op: str, input: Tensor, q: Any, dim: Any, keepdim: bool, i
     return result.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
 
 
+@autocast_as("nanquantile")
 def nanquantile(input: Tensor, q: Any, dim: Any = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """The ``q``-quantiles of the values that are not NaN (``torch.nanquantile``; ``q`` a number or a 1-D tensor

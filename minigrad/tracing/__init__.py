@@ -12,6 +12,8 @@ carries ``load``, ``replay`` and ``diff``::
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import bus, events
 from .diff import TraceDiff, diff
 from .events import EVENT_TYPES, Event
@@ -43,7 +45,13 @@ class _TraceAPI:
     Recorder = Recorder
     TraceFormatError = TraceFormatError
 
-    def __call__(self, values: bool = True, max_elements: int = 64) -> Recorder:
+    #: the matrix trace op, for ``mg.trace(A)`` (set by ``minigrad/__init__.py``: ops sit above tracing)
+    matrix_trace: Any = None
+
+    def __call__(self, values: Any = True, max_elements: int = 64) -> Any:
+        """A recorder; or, given a tensor, ``torch.trace``: the sum of a matrix's diagonal (``TraceBackward0``)."""
+        if hasattr(values, "_dtype"):
+            return self.matrix_trace(values)
         return Recorder(values=values, max_elements=max_elements)
 
     @property

@@ -1,0 +1,96 @@
+"""``autocast("cuda")`` casts GPU tensors by PyTorch's CUDA lists, and only GPU tensors; ``autocast("cpu")``
+leaves GPU tensors alone (the CUDA lists' membership and policies are checked against PyTorch's dispatcher and
+header by ``tests/test_autocast_lists.py``; these tests run them)."""
+
+from __future__ import annotations
+
+import pytest
+
+import minigrad as mg
+
+pytestmark = pytest.mark.gpu
+
+
+def _gpu(*shape, dtype=None, grad=False):
+    t = mg.randn(*shape, device="cuda")
+    t = t if dtype is None else t.to(dtype)
+    return t.requires_grad_() if grad else t
+
+
+def test_cuda_lists_run_softmax_sum_and_losses_in_float32_and_matmuls_in_float16():
+    x = _gpu(4, 8, dtype=mg.float16, grad=True)
+    w = _gpu(8, 3, grad=True)
+    with mg.autocast("cuda"):
+        y = x @ w  # lower: float16
+        p = mg.softmax(y, 1)  # fp32_set_opt_dtype: float32 out
+        s = y.sum()  # fp32_set_opt_dtype
+        e = y.exp()  # fp32
+        m = y.mean()  # not listed: its input's dtype
+        r = y.relu()  # not listed
+        loss = mg.nn.functional.cross_entropy(y, mg.tensor([0, 1, 2, 0], device="cuda"))
+    assert [t.dtype for t in (y, p, s, e, m, r, loss)] == [mg.float16, mg.float32, mg.float32, mg.float32,
+                                                           mg.float16, mg.float16, mg.float32]
+    loss.backward()
+    assert x.grad.dtype is mg.float16 and w.grad.dtype is mg.float32 and w.grad.device == "cuda"
+
+
+def test_a_cuda_region_leaves_cpu_tensors_and_a_cpu_region_gpu_tensors():
+    with mg.autocast("cuda"):
+        on_cpu = mg.ones(2, 3) @ mg.ones(3, 2)
+        on_gpu = _gpu(2, 3) @ _gpu(3, 2)
+    with mg.autocast("cpu"):
+        gpu_in_cpu_region = _gpu(2, 3) @ _gpu(3, 2)
+        cpu_in_cpu_region = mg.ones(2, 3) @ mg.ones(3, 2)
+    assert on_cpu.dtype is mg.float32 and on_gpu.dtype is mg.float16
+    assert gpu_in_cpu_region.dtype is mg.float32 and cpu_in_cpu_region.dtype is mg.bfloat16
+
+
+def test_both_regions_at_once_cast_each_device_by_its_own_list():
+    with mg.autocast("cuda"), mg.autocast("cpu"):
+        g = _gpu(3, dtype=mg.float16).sum()  # CUDA: float32
+        c = mg.ones(3, dtype=mg.bfloat16).sum()  # CPU: not listed, bfloat16
+    assert g.dtype is mg.float32 and c.dtype is mg.bfloat16
+
+
+def test_binary_cross_entropy_is_refused_in_a_cuda_region_in_pytorchs_words():
+    p = _gpu(4).sigmoid()
+    t = _gpu(4).sigmoid()
+    with mg.autocast("cuda"), pytest.raises(RuntimeError, match=r"^torch\.nn\.functional\.binary_cross_entropy and "
+                                                                 r"torch\.nn\.BCELoss are unsafe to autocast\."):
+        mg.nn.functional.binary_cross_entropy(p, t)
+    with mg.autocast("cuda"):  # the safe form runs, in float32
+        assert mg.nn.functional.binary_cross_entropy_with_logits(p, t).dtype is mg.float32
+
+
+def test_promote_casts_to_the_widest_and_a_parameter_is_cast_once():
+    a, b = _gpu(3), _gpu(3, dtype=mg.float16)
+    w = mg.nn.Parameter(_gpu(4, 4))
+    with mg.autocast("cuda"):
+        assert mg.addcmul(a, b, b).dtype is mg.float32  # promote: float32 wins
+        assert mg.addcmul(b, b, b).dtype is mg.float16
+        y = (_gpu(2, 4) @ w) @ w
+    casts = {id(fn) for fn, _ in (y.grad_fn.next_functions[1], y.grad_fn.next_functions[0][0].next_functions[1])}
+    assert len(casts) == 1  # one ToCopyBackward0 for w, reused
+
+
+def test_a_training_step_under_cuda_autocast_makes_no_copy_and_no_sync():
+    """The casts are device ops: an autocast step on the GPU asks the host nothing."""
+    model = mg.nn.Sequential(mg.nn.Linear(8, 16), mg.nn.ReLU(), mg.nn.Linear(16, 3)).to("cuda")
+    opt = mg.optim.SGD(model.parameters(), lr=0.1)
+    x, t = _gpu(5, 8), mg.tensor([0, 1, 2, 0, 1], device="cuda")
+
+    def step():
+        with mg.autocast("cuda"):
+            loss = mg.nn.functional.cross_entropy(model(x), t)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+
+    step()
+    with mg.trace(values=False) as tr:
+        step()
+    kinds = [e.kind for e in tr.events]
+    assert "device.copy" not in kinds and "device.sync" not in kinds
+    # the first linear casts x, its weight and bias; the second its weight and bias (its input is float16
+    # already); cross_entropy casts the logits back to float32
+    assert [e.to_dtype for e in tr.events if e.kind == "amp.cast"] == ["float16"] * 5 + ["float32"]
