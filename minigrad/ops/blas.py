@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.formula import MAT1_COLUMN_MAJOR, MAT2_COLUMN_MAJOR, operand_layout
-from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, cpp_type_name, scalar_type_name
 from ..kernels.array_kernels import trilinear_arrays
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -55,9 +55,86 @@ def _scale(op: str, name: str, v: Any) -> float:
     return v
 
 
-def _ndim(op: str, name: str, t: Tensor, n: int, what: str) -> None:
-    if t.ndim != n:
-        raise RuntimeError(f"{op}(): {name} must be a {what}, but got a {t.ndim}-D tensor of shape {tuple(t.shape)}")
+def _names(*tensors: Tensor) -> list[str]:
+    """PyTorch's names of the tensors' dtypes in its messages (``Float``, ``Double``, ``Long``)."""
+    return [scalar_type_name(t.dtype) for t in tensors]
+
+
+def _expanded(input: Tensor, target: tuple[int, ...]) -> None:
+    """PyTorch's ``expand`` of ``input`` to ``target`` (the product's shape), refused in its words."""
+    if input.ndim > len(target):
+        kind = f"torch.{'cuda.' if input.device != 'cpu' else ''}{scalar_type_name(input.dtype)}Tensor"
+        raise RuntimeError(f"expand({kind}{{{list(input.shape)}}}, size={list(target)}): the number of sizes "
+                           f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({input.ndim})")
+    lead = len(target) - input.ndim
+    for i in range(len(target) - 1, lead - 1, -1):
+        have = input.shape[i - lead]
+        if have not in (1, target[i]):
+            raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing size ({have}) "
+                               f"at non-singleton dimension {i}.  Target sizes: {list(target)}.  Tensor sizes: "
+                               f"{list(input.shape)}")
+
+
+def _same_dtypes(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:
+    """``addmm``'s and ``addbmm``'s dtype checks, in PyTorch's order: ``input`` against ``mat2``, then the two
+    operands."""
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError("self and mat2 must have the same dtype, but got {} and {}".format(*_names(input, mat2)))
+    if mat1.dtype is not mat2.dtype:
+        raise RuntimeError("mat1 and mat2 must have the same dtype, but got {} and {}".format(*_names(mat1, mat2)))
+
+
+def _check_matrices(input: Tensor, mat2: Tensor) -> None:
+    """``mm``'s checks, in PyTorch's words and order: two matrices, shapes that multiply, one dtype."""
+    check_tensors("mm", input=input, mat2=mat2)
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _multipliable(input, mat2)
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {cpp_type_name(input.dtype)} != "
+                           f"{cpp_type_name(mat2.dtype)}")
+
+
+def _multipliable(mat1: Tensor, mat2: Tensor) -> None:
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                           f"({mat1.shape[0]}x{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+
+
+def _check_matrix_vector(input: Tensor | None, mat: Tensor, vec: Tensor) -> None:
+    """``mv``'s and ``addmv``'s checks (``input`` None for ``mv``, whose result takes ``vec``'s place)."""
+    lead = 1 if input is None else input.ndim
+    if mat.ndim != 2 or vec.ndim != 1 or lead > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {lead}, {mat.ndim}, {vec.ndim}")
+    rows = mat.shape[0] if input is None or input.numel() == 1 else input.shape[0]
+    if mat.shape[1] != vec.shape[0] or rows != mat.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({rows}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+    first = vec if input is None else input
+    if not (first.dtype is mat.dtype is vec.dtype):
+        raise RuntimeError("addmv input tensors must have the same dtype, but got {}, {}, and {}".format(
+            *_names(first, mat, vec)))
+
+
+def _check_vectors(op: str, **named: Tensor) -> None:
+    """``dot``'s and ``vdot``'s checks, in PyTorch's words and order: two 1-D tensors, one dtype, one size."""
+    check_tensors(op, **named)
+    a, b = named.values()
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.dtype is not b.dtype:
+        raise RuntimeError("dot : expected both vectors to have same dtype, but found {} and {}".format(*_names(a, b)))
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to have "
+                           f"the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements respectively")
+
+
+def _check_outer_operand(op: str, name: str, v: Tensor) -> None:
+    if v.ndim != 1:
+        raise RuntimeError(f"{op}: Expected 1-D argument {name}, but got {v.ndim}-D")
 
 
 def _combine(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
@@ -66,35 +143,6 @@ def _combine(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
     if beta == 0:  # PyTorch ignores input here: NaN and inf in it must not leak through 0 * input
         return scaled
     return add(input if beta == 1 else mul(input, beta), scaled)
-
-
-def _check_broadcast(op: str, input: Tensor, shape: tuple[int, ...]) -> None:
-    """Refuse an ``input`` that does not broadcast to ``shape`` before any op runs (no node left behind)."""
-    a, b = tuple(input.shape), tuple(shape)
-    if len(a) > len(b) or any(x not in (1, y) for x, y in zip(a[::-1], b[::-1])):
-        raise RuntimeError(f"{op}(): input of shape {a} cannot be broadcast to the product's shape {b}")
-
-
-def _same_dtype(op: str, a: Tensor, b: Tensor) -> None:
-    if a.dtype is not b.dtype:
-        raise RuntimeError(f"{op}(): expected both arguments to have the same dtype, but got {a.dtype} and {b.dtype}")
-
-
-def _check_operands(op: str, **named: tuple[Any, int, str]) -> None:
-    """``dot``/``mv``/``mm``'s checks: each named ``(value, ndim, what)`` a Tensor of that rank, the two of one dtype."""
-    check_tensors(op, **{name: v for name, (v, _, _) in named.items()})
-    for name, (v, n, what) in named.items():
-        _ndim(op, name, v, n, what)
-    _same_dtype(op, *(v for v, _, _ in named.values()))
-
-
-def _check_vectors(op: str, **named: Tensor) -> None:
-    """``dot``'s and ``vdot``'s checks: two 1-D tensors of one dtype and one size."""
-    _check_operands(op, **{name: (v, 1, "1-D tensor") for name, v in named.items()})
-    a, b = (v.shape[0] for v in named.values())
-    if a != b:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a}] and src [{b}] to have the same number "
-                           f"of elements, but got {a} and {b} elements respectively")
 
 
 @autocast_as("dot", composite=False)
@@ -134,10 +182,8 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
 @autocast_as("mv", composite=False)
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """Matrix (n, m) times vector (m) (``torch.mv``)."""
-    _check_operands("mv", input=(input, 2, "matrix"), vec=(vec, 1, "vector"))
-    if input.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
-                           f"vec ({vec.shape[0]})")
+    check_tensors("mv", input=input, vec=vec)
+    _check_matrix_vector(None, input, vec)
     return matmul(input, vec)
 
 
@@ -146,10 +192,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
     """Matrix (n, m) times matrix (m, p) (``torch.mm``; no broadcasting, unlike ``matmul``)."""
     if out is not None:  # NOTE [ out= ] in ops/registry.py
         return call_with_out("mm", out, mm, (input, mat2))
-    _check_operands("mm", input=(input, 2, "matrix"), mat2=(mat2, 2, "matrix"))
-    if input.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                           f"({input.shape[0]}x{input.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
+    _check_matrices(input, mat2)
     return matmul(input, mat2)
 
 
@@ -171,8 +214,8 @@ def inner(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """The outer product of two 1-D tensors, ``out[i, j] = input[i] * vec2[j]`` (composite: reshapes and ``mul``)."""
     check_tensors("outer", input=input, vec2=vec2)
-    _ndim("outer", "input", input, 1, "vector")
-    _ndim("outer", "vec2", vec2, 1, "vector")
+    _check_outer_operand("outer", "self", input)
+    _check_outer_operand("outer", "vec2", vec2)
     return mul(reshape(input, (-1, 1)), vec2)
 
 
@@ -239,12 +282,12 @@ def _addmm_backward(ctx, g):
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` for 2-D ``mat1`` (n, m) and ``mat2`` (m, p); ``input`` broadcasts."""
     check_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
-    _ndim("addmm", "mat1", mat1, 2, "matrix")
-    _ndim("addmm", "mat2", mat2, 2, "matrix")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
-                           f"({mat1.shape[0]}x{mat1.shape[1]} and {mat2.shape[0]}x{mat2.shape[1]})")
-    _check_broadcast("addmm", input, (mat1.shape[0], mat2.shape[1]))
+    for name, mat in (("mat1", mat1), ("mat2", mat2)):
+        if mat.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {mat.ndim}-D tensor")
+    _multipliable(mat1, mat2)
+    _expanded(input, (mat1.shape[0], mat2.shape[1]))
+    _same_dtypes(input, mat1, mat2)
     beta, alpha = _scale("addmm", "beta", beta), _scale("addmm", "alpha", alpha)
     if not (input.dtype.is_floating and mat1.dtype == mat2.dtype == input.dtype):
         return _combine(input, matmul(mat1, mat2), beta, alpha)  # integer or mixed dtypes: the composite
@@ -355,11 +398,7 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any 
     """``beta * input + alpha * (mat @ vec)`` for a 2-D ``mat`` (n, m) and a 1-D ``vec`` (m): one op
     (``AddmvBackward0``), as PyTorch's."""
     check_tensors("addmv", input=input, mat=mat, vec=vec)
-    _ndim("addmv", "mat", mat, 2, "matrix")
-    _ndim("addmv", "vec", vec, 1, "vector")
-    if mat.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"addmv(): size mismatch, got mat {tuple(mat.shape)} and vec {tuple(vec.shape)}")
-    _check_broadcast("addmv", input, (mat.shape[0],))
+    _check_matrix_vector(input, mat, vec)
     return _scaled_product(addmv_op, input, mat, vec, beta, alpha)
 
 
@@ -374,18 +413,30 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any
         [[1.0, 10.0], [2.0, 20.0]]
     """
     check_tensors("addr", input=input, vec1=vec1, vec2=vec2)
-    _ndim("addr", "vec1", vec1, 1, "vector")
-    _ndim("addr", "vec2", vec2, 1, "vector")
-    _check_broadcast("addr", input, (vec1.shape[0], vec2.shape[0]))
+    _check_outer_operand("addr", "vec1", vec1)
+    _check_outer_operand("addr", "vec2", vec2)
+    _expanded(input, (vec1.shape[0], vec2.shape[0]))
     return _scaled_product(addr_op, input, vec1, vec2, beta, alpha)
 
 
 def _check_batches(op: str, batch1: Tensor, batch2: Tensor) -> None:
-    _ndim(op, "batch1", batch1, 3, "3-D tensor")
-    _ndim(op, "batch2", batch2, 3, "3-D tensor")
-    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
-        raise RuntimeError(f"{op}(): batch1 {tuple(batch1.shape)} and batch2 {tuple(batch2.shape)} cannot be "
-                           f"multiplied (expected (b, n, m) and (b, m, p))")
+    """``bmm``'s, ``baddbmm``'s and ``addbmm``'s operand checks, in PyTorch's words (which differ by op)."""
+    if batch1.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.ndim != 3:
+        if op != "bmm":  # PyTorch reads batch2's third size before checking its rank
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-batch2.ndim}, {batch2.ndim - 1}], "
+                             f"but got 2)")
+        raise RuntimeError("batch2 must be a 3D tensor")
+    (b, n, m), (b2, m2, p) = batch1.shape, batch2.shape
+    if op == "addbmm":
+        if b != b2:
+            raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {b2}")
+        if m != m2:
+            raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{m} and {m2}x{p})")
+    elif (b, m) != (b2, m2):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
+                           f"[{b2}, {m2}].")
 
 
 @autocast_as("baddbmm", composite=False)
@@ -394,7 +445,10 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alp
     op (``BaddbmmBackward0``), as PyTorch's."""
     check_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
     _check_batches("baddbmm", batch1, batch2)
-    _check_broadcast("baddbmm", input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    _expanded(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    if not (input.dtype is batch1.dtype is batch2.dtype):
+        raise RuntimeError("Input dtypes must be the same, got: input {}, batch1: {}, batch2: {}".format(
+            *(cpp_type_name(t.dtype) for t in (input, batch1, batch2))))
     return _scaled_product(baddbmm_op, input, batch1, batch2, beta, alpha)
 
 
@@ -404,7 +458,8 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alph
     op (``AddbmmBackward0``), as PyTorch's."""
     check_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
     _check_batches("addbmm", batch1, batch2)
-    _check_broadcast("addbmm", input, (batch1.shape[1], batch2.shape[2]))
+    _expanded(input, (batch1.shape[1], batch2.shape[2]))
+    _same_dtypes(input, batch1, batch2)
     return _scaled_product(addbmm_op, input, batch1, batch2, beta, alpha)
 
 

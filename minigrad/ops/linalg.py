@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .. import dtypes as _dt
-from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES
+from ..dtypes import FLOAT_DTYPES, NUMERIC_DTYPES, scalar_type_name
 from ..kernels.array_kernels import (euclidean_dist_arrays, pdist_arrays, pdist_backward_arrays, row_differences,
                                      vector_norm_arrays)
 from ..kernels import infer_meta as im
@@ -215,10 +215,14 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Any = None) -> Tensor:
         return call_with_out("bmm", out, bmm, (input, mat2))
     check_tensor("bmm", "input", 0, input)
     check_tensor("bmm", "mat2", 1, mat2)
-    if input.ndim != 3 or mat2.ndim != 3:
-        raise ShapeError(f"bmm(): both arguments must be 3-D, but got shapes {tuple(input.shape)} and {tuple(mat2.shape)}")
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise ShapeError(f"bmm(): shapes {tuple(input.shape)} and {tuple(mat2.shape)} cannot be multiplied")
+    for name, t in (("batch1", input), ("batch2", mat2)):  # PyTorch's words and order
+        if t.ndim != 3:
+            raise ShapeError(f"{name} must be a 3D tensor")
+    if (input.shape[0], input.shape[2]) != tuple(mat2.shape[:2]):
+        raise ShapeError(f"Expected size for first two dimensions of batch2 tensor to be: [{input.shape[0]}, "
+                         f"{input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    if input.dtype is not mat2.dtype:
+        raise ShapeError(f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(mat2.dtype)}")
     return matmul.direct(input, mat2)  # one BmmBackward0, not matmul's decomposition
 
 
