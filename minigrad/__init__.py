@@ -25,6 +25,7 @@ from .devices import channels_last_3d, contiguous_format, device, get_default_de
 from .dtypes import get_default_dtype, set_default_dtype
 from .tensor import is_complex, is_floating_point, is_inference, is_nonzero, is_same_size, is_signed, is_tensor, numel
 from .dtypes import can_cast, finfo, iinfo, promote_types, result_type
+from .dtypes import DType as dtype  # torch.dtype: the class of mg.float32 ... (isinstance, annotations)
 from .printing import set_printoptions
 from math import e, inf, nan, pi  # torch.pi, torch.inf, ...: Python floats
 from .dtypes import bool_, float16, float32, float64, int32, int64
@@ -96,6 +97,7 @@ from .tracing import trace
 trace.matrix_trace = OPS["trace"]  # torch.trace(A): mg.trace is also the recorder
 from . import nn, optim
 from . import cuda
+from . import cpu  # torch.cpu: the CPU as a device module
 from . import accelerator  # torch.accelerator: the tutorials' first line
 from .autograd import inference_mode, is_inference_mode_enabled
 from . import linalg  # torch.linalg's names
@@ -131,11 +133,11 @@ __all__ += ["backends", "compiler", "compile", "UntypedStorage", "TypedStorage"]
 __all__ += ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
             "BoolTensor", "ByteTensor", "as_tensor"]
 # PyTorch's names for devices, defaults and predicates.
-__all__ += ["is_floating_point", "is_complex", "is_inference", "is_nonzero", "is_same_size", "is_signed", "can_cast", "finfo", "iinfo",
+__all__ += ["dtype", "is_floating_point", "is_complex", "is_inference", "is_nonzero", "is_same_size", "is_signed", "can_cast", "finfo", "iinfo",
             "is_anomaly_enabled", "is_anomaly_check_nan_enabled", "set_anomaly_enabled",
             "promote_types", "result_type", "set_printoptions", "e", "inf", "nan", "pi", "rsub", "scalar_tensor", "accelerator",
             "kl_div"]
-__all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
+__all__ += ["get_num_threads", "set_num_threads", "device", "cuda", "cpu", "is_tensor", "numel", "get_default_dtype", "set_default_dtype", "get_default_device",
             "set_default_device", "inference_mode", "is_inference_mode_enabled",
             "memory_format", "contiguous_format", "preserve_format", "channels_last_3d"]
 # Random numbers with PyTorch's streams (minigrad/random.py) and the creation functions that draw them.

@@ -332,7 +332,7 @@ class autocast(_paddle_amp.autocast):  # noqa: N801  (PyTorch's lower-case class
                           f"currently.", stacklevel=2)
             enabled = False
         if self.device_type == "cuda" and enabled and not is_gpu_available():
-            warnings.warn("CUDA is not available. Disabling autocast.", stacklevel=2)
+            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
             enabled = False
         if self.device_type == "cuda" and enabled and low is _dt.bfloat16:  # no bfloat16 kernels on minigrad's GPU
             raise RuntimeError("Current CUDA Device does not support bfloat16. Please switch dtype to float16.")
@@ -687,6 +687,8 @@ class GradScaler:
 def _cuda_grad_scaler(init_scale: float = 2.0**16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
                       growth_interval: int = 2000, enabled: bool = True) -> GradScaler:
     """``torch.cuda.amp.GradScaler(...)``: ``GradScaler("cuda", ...)`` (deprecated in PyTorch)."""
+    warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', "
+                  "args...)` instead.", FutureWarning, stacklevel=2)
     return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
 
@@ -706,6 +708,8 @@ def _cuda_custom_bwd(bwd: Any) -> Any:
 
 def _cuda_autocast(enabled: bool = True, dtype: Any = _dt.float16, cache_enabled: bool = True) -> autocast:
     """``torch.cuda.amp.autocast(...)``: ``autocast("cuda", ...)`` (deprecated in PyTorch)."""
+    warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', "
+                  "args...)` instead.", FutureWarning, stacklevel=2)
     return autocast("cuda", dtype, enabled, cache_enabled)
 
 

@@ -42,7 +42,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import creation, cuda, dtypes, ops
+from . import cpu, creation, cuda, dtypes, ops
 from ._tensor_methods_more import angle, as_strided_scatter, conv_tbc
 from .autograd.grad_mode import is_grad_enabled
 from .cuda import OutOfMemoryError
@@ -1215,19 +1215,7 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
     return from_numpy(data)
 
 
-def _cpu_module() -> types.ModuleType:
-    """``torch.cpu``'s questions, answered for the one CPU device (what ``get_device_module("cpu")`` returns)."""
-    module = types.ModuleType("minigrad.cpu", "torch.cpu: the CPU as a device module (one device, always there).")
-    module.is_available = lambda: True  # type: ignore[attr-defined]
-    module.is_initialized = lambda: True  # type: ignore[attr-defined]
-    module.device_count = lambda: 1  # type: ignore[attr-defined]
-    module.current_device = lambda: "cpu"  # type: ignore[attr-defined]
-    module.synchronize = lambda device=None: None  # type: ignore[attr-defined]
-    module.set_device = lambda device: None  # type: ignore[attr-defined]
-    return module
-
-
-_CPU = _cpu_module()
+_CPU = cpu
 _DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla",
                  "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
 

@@ -212,3 +212,10 @@ def test_an_op_computes_in_the_result_type(a: str, b: str) -> None:
         got = eval(expr, {"x": m[a], "y": m[b]})
         same_text(got.dtype, want.dtype)
         assert got.tolist() == want.tolist(), expr
+
+
+def test_dtype_is_the_class_of_every_dtype_as_torch_dtype():
+    """``torch.dtype`` in annotations and ``isinstance`` checks (library code does both)."""
+    for name in ("float32", "float64", "float16", "bfloat16", "int64", "bool"):
+        assert isinstance(getattr(mg, name), mg.dtype)
+    assert not isinstance("float32", mg.dtype)

@@ -56,6 +56,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("special", "special"),
     ("amp", "amp"),
     ("cuda", "cuda"),
+    ("cpu", "cpu"),
     ("distributions", "distributions"),
 )
 
