@@ -428,13 +428,46 @@ def nanogpt_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
     return step
 
 
+#: nanoGPT's train.py on a GPU without bfloat16: float16 autocast around the forward, a GradScaler around the
+#: backward and the step (layers, width, heads, batch, block, dropout)
+AMP_SIZES = [("nanoGPT-style 2x64, float16 autocast + GradScaler, AdamW", (2, 64, 4, 16, 64, 0.1))]
+
+
+def nanogpt_amp_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
+    """``nanogpt_step``'s model under mixed precision, as nanoGPT's loop writes it: the forward in
+    ``autocast(dtype=float16)``, ``scaler.scale(loss).backward()``, ``unscale_`` before clipping, then
+    ``scaler.step`` (one read of the inf flag on the host: one sync a step, in PyTorch too) and ``update``."""
+    n_layer, n_embd, n_head, batch, block, dropout = size
+    F.manual_seed(0)
+    ex = _example("gpt", F)
+    model = ex.GPT(ex.GPTConfig(block_size=block, vocab_size=GPT_VOCAB, n_layer=n_layer, n_head=n_head,
+                                n_embd=n_embd, dropout=dropout)).to(dev)
+    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
+    scaler = F.amp.GradScaler("cuda")
+    x, y = (F.randint(0, GPT_VOCAB, (batch, block), device=dev) for _ in range(2))
+
+    def step() -> Any:
+        with F.autocast(device_type="cuda", dtype=F.float16):
+            _, loss = model(x, y)
+        scaler.scale(loss).backward()
+        scaler.unscale_(opt)
+        F.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        scaler.step(opt)
+        scaler.update()
+        opt.zero_grad(set_to_none=True)
+        return loss
+
+    return step
+
+
 def training_models(quick: bool) -> list[tuple[str, Callable[[Any, str], Callable[[], Any]]]]:
-    """Every timed training step: the MLP, the CNN, the char GPT sizes and the nanoGPT-style sizes (the small
-    ones only when quick)."""
+    """Every timed training step: the MLP, the CNN, the char GPT sizes, the nanoGPT-style sizes (the small
+    ones only when quick) and the nanoGPT-style step in mixed precision."""
     gpts = GPT_SIZES[:1] if quick else GPT_SIZES
     nanos = NANOGPT_SIZES[:1] if quick else NANOGPT_SIZES
     return (_train_steps(quick) + [(name, lambda F, dev, size=size: gpt_step(F, dev, size)) for name, size in gpts]
-            + [(name, lambda F, dev, size=size: nanogpt_step(F, dev, size)) for name, size in nanos])
+            + [(name, lambda F, dev, size=size: nanogpt_step(F, dev, size)) for name, size in nanos]
+            + [(name, lambda F, dev, size=size: nanogpt_amp_step(F, dev, size)) for name, size in AMP_SIZES])
 
 
 def stand_in_counts(quick: bool, steps: int = 2) -> list[dict[str, Any]]:

@@ -11,9 +11,10 @@ came out inf or NaN the scale was too large: the step is skipped and the scale h
 ``growth_interval`` steps in a row without one it is doubled, to stay as large as float16 allows.
 
 NOTE [ The scale's arithmetic ]
-    PyTorch keeps the scale in a float32 tensor and updates it in float32; the unscaling factor is
-    ``1/scale`` computed in float64 and rounded to float32. The scaler here keeps a ``numpy.float32``
-    and does the same, so ``get_scale()`` follows PyTorch's sequence value for value.
+    PyTorch keeps the scale in a float32 tensor; each update multiplies it by the factor in float64 and
+    rounds the product to float32, and the unscaling factor is ``1/scale`` computed in float64 and rounded
+    to float32. The scaler here keeps the same tensor and does the same, so ``get_scale()`` follows
+    PyTorch's sequence value for value.
 
 PyTorch keeps autocast's state per thread and per device type (enabled, dtype; the weight cache and a nesting
 count for all), and its top-level functions read and set it (``torch.set_autocast_enabled("cpu", True)``,
@@ -54,12 +55,16 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd import no_grad
-from .creation import full
+from .creation import full, zeros_like
 from .devices import is_gpu_available
 from .errors import ShapeError
 from .dispatch import amp as _paddle_amp
 from .dispatch.amp_state import AMP
-from .ops import isfinite
+from .kernels.key import Backend
+from .kernels.registry import kernel_of, register_kernel
+from .ops import isfinite, logical_and, logical_not, logical_or, maximum, where
+from .optim.update import bump
+from .tracing import bus
 from .tensor import Tensor
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd", "is_autocast_available", "is_autocast_enabled",
@@ -481,6 +486,15 @@ class GradScaler:
         mg.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         scaler.step(optimizer)                        # unscales (if not done), steps unless inf/NaN
         scaler.update()                               # backs off or grows the scale
+
+    NOTE [ The scale stays on the device ]
+        As PyTorch's, the scale and the growth count are tensors on the device of the first scaled loss,
+        and each optimizer's inf/NaN flag is a tensor there too: ``unscale_`` multiplies every gradient
+        by ``1/scale`` and sets the flag in one multi-tensor kernel per 32 gradients
+        (``_amp_foreach_non_finite_check_and_unscale_``), ``update`` computes the next scale in one
+        more (``_amp_update_scale_``). Only ``step`` reads the flag on the host (``.item()``: on a GPU
+        one sync a step, as PyTorch's), to know whether to step. With a recorder active the same work
+        runs as ops, one per gradient, so the trace shows it.
     """
 
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16, growth_factor: float = 2.0,
@@ -501,8 +515,9 @@ class GradScaler:
         self._backoff_factor = float(backoff_factor)
         self._growth_interval = int(growth_interval)
         self._init_growth_tracker = 0
-        self._scale: np.float32 | None = None  # NOTE [ The scale's arithmetic ]; set by the first scale()
-        self._growth_tracker = 0
+        # NOTE [ The scale stays on the device ]: float32 and int32 0-d tensors, made by the first scale()
+        self._scale: Tensor | None = None
+        self._growth_tracker: Tensor | None = None
         self._per_optimizer: dict[int, dict[str, Any]] = {}
 
     # -- the iteration ---------------------------------------------------------------------------
@@ -510,19 +525,23 @@ class GradScaler:
     def scale(self, outputs: Any) -> Any:
         """``outputs`` (a tensor, or a list/tuple/iterable of them) times the scale; as is when disabled.
 
-        The product is a recorded ``mul`` by a float32 scalar tensor, so ``backward()`` through it scales
+        The product is a recorded ``mul`` by the float32 scale tensor, so ``backward()`` through it scales
         every gradient, and a float16 loss comes out float32 (as in PyTorch: 65536 is past float16's range).
         """
         if not self._enabled:
             return outputs
-        if self._scale is None:
-            self._scale = np.float32(self._init_scale)
-            self._growth_tracker = self._init_growth_tracker
         return self._scale_all(outputs)
+
+    def _lazy_init(self, device: Any) -> None:
+        """The scale and the growth count, made on ``device`` by the first ``scale()``."""
+        self._scale = full((), self._init_scale, dtype=_dt.float32, device=device)
+        self._growth_tracker = full((), self._init_growth_tracker, dtype=_dt.int32, device=device)
 
     def _scale_all(self, val: Any) -> Any:
         if isinstance(val, Tensor):
-            return val * full((), float(self._scale), dtype=_dt.float32, device=val.device)
+            if self._scale is None:
+                self._lazy_init(val.device)
+            return val * self._scale.to(val.device)
         if isinstance(val, (list, tuple)):
             return type(val)(self._scale_all(v) for v in val)
         if isinstance(val, Iterable) and not isinstance(val, (str, bytes)):
@@ -547,18 +566,23 @@ class GradScaler:
         grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
         if any(g.dtype is _dt.float16 for g in grads):
             raise ValueError("Attempting to unscale FP16 gradients.")
-        inv_scale = float(np.float32(1.0 / np.float64(self._scale)))
-        found_inf = False
         with no_grad():
+            inv_scale = self._scale.double().reciprocal().float()  # NOTE [ The scale's arithmetic ]
+            found = {}
+            groups: dict[tuple[Any, Any], list[Tensor]] = {}
             for g in grads:
-                found_inf = found_inf or not isfinite(g).all().item()
-                g.mul_(inv_scale)
-        state["found_inf"], state["stage"] = found_inf, _UNSCALED
+                groups.setdefault((g.device, g.dtype), []).append(g)
+            for (device, _), group in groups.items():
+                if device not in found:
+                    found[device] = full((), 0.0, dtype=_dt.float32, device=self._scale.device).to(device)
+                found[device] = _unscale_group(group, found[device], inv_scale.to(device))
+        state["found_inf_per_device"], state["stage"] = found, _UNSCALED
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         """Unscale (unless ``unscale_`` did), then ``optimizer.step()`` - skipped if a gradient is inf/NaN.
 
-        Returns what ``optimizer.step`` returns, or None when the step was skipped.
+        Returns what ``optimizer.step`` returns, or None when the step was skipped. Whether to step is
+        read on the host: on a GPU, one sync (NOTE [ The scale stays on the device ]).
         """
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
@@ -570,7 +594,8 @@ class GradScaler:
             raise RuntimeError("step() has already been called since the last update().")
         if state["stage"] is _READY:
             self.unscale_(optimizer)
-        result = None if state["found_inf"] else optimizer.step(*args, **kwargs)
+        skipped = sum(v.item() for v in state["found_inf_per_device"].values())
+        result = None if skipped else optimizer.step(*args, **kwargs)
         state["stage"] = _STEPPED
         return result
 
@@ -579,43 +604,45 @@ class GradScaler:
 
         Any inf/NaN this iteration (over every optimizer stepped) multiplies the scale by
         ``backoff_factor`` and restarts the count; ``growth_interval`` clean iterations in a row
-        multiply it by ``growth_factor`` (if the result is finite).
+        multiply it by ``growth_factor`` (if the result is finite). On the device: nothing is read.
         """
         if not self._enabled:
             return
         self._check_scaled("update")
-        if new_scale is not None:
-            if isinstance(new_scale, Tensor):
-                if new_scale.numel() != 1 or new_scale.requires_grad:
-                    raise ValueError("new_scale should be a float or a 1-element torch.FloatTensor "
-                                     "with requires_grad=False.")
-                new_scale = new_scale.item()
-            self._scale = np.float32(new_scale)
-        else:
-            found = [s["found_inf"] for s in self._per_optimizer.values() if s["found_inf"] is not None]
-            if not found:
-                raise RuntimeError("No inf checks were recorded prior to update().")
-            self._update_scale(any(found))
+        with no_grad():
+            if new_scale is not None:
+                if isinstance(new_scale, Tensor):
+                    if new_scale.numel() != 1 or new_scale.requires_grad:
+                        raise ValueError("new_scale should be a float or a 1-element torch.FloatTensor "
+                                         "with requires_grad=False.")
+                    self._scale.copy_(new_scale.reshape(()))
+                else:
+                    self._scale.fill_(float(new_scale))
+            else:
+                found = [f.to(self._scale.device) for s in self._per_optimizer.values()
+                         for f in s.get("found_inf_per_device", {}).values()]
+                if not found:
+                    raise RuntimeError("No inf checks were recorded prior to update().")
+                combined = found[0]
+                for f in found[1:]:
+                    combined = combined + f
+                self._update_scale(combined)
         self._per_optimizer = {}
 
-    def _update_scale(self, found_inf: bool) -> None:
-        """PyTorch's ``_amp_update_scale_``, in float32 (NOTE [ The scale's arithmetic ])."""
-        if found_inf:
-            self._scale = np.float32(self._scale * np.float32(self._backoff_factor))
-            self._growth_tracker = 0
+    def _update_scale(self, found_inf: Tensor) -> None:
+        """PyTorch's ``_amp_update_scale_`` on the scale and growth count tensors (NOTE [ The scale's
+        arithmetic ]): the backend's kernel, or with a recorder active the ops that show it."""
+        args = (self._growth_factor, self._backoff_factor, self._growth_interval)
+        if bus.recorder is None:
+            kernel_of("_amp_update_scale_", self._scale)(self._scale._data, self._growth_tracker._data,
+                                                         found_inf._data, *args)
             return
-        successful = self._growth_tracker + 1
-        if successful == self._growth_interval:
-            with np.errstate(over="ignore"):  # an overflow to inf is checked for just below
-                grown = np.float32(self._scale * np.float32(self._growth_factor))
-            if np.isfinite(grown):
-                self._scale = grown
-            self._growth_tracker = 0
-        else:
-            self._growth_tracker = successful
+        new_scale, new_tracker = _update_scale_ops(self._scale, self._growth_tracker, found_inf, *args)
+        self._scale.copy_(new_scale)
+        self._growth_tracker.copy_(new_tracker)
 
     def _state(self, optimizer: Any) -> dict[str, Any]:
-        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf": None})
+        return self._per_optimizer.setdefault(id(optimizer), {"stage": _READY, "found_inf_per_device": {}})
 
     def _check_scaled(self, fn: str) -> None:
         if self._scale is None:
@@ -628,7 +655,7 @@ class GradScaler:
         """The current scale (``init_scale`` before the first ``scale()``; 1.0 when disabled)."""
         if not self._enabled:
             return 1.0
-        return self._init_scale if self._scale is None else float(self._scale)
+        return self._init_scale if self._scale is None else self._scale.item()
 
     def is_enabled(self) -> bool:
         return self._enabled
@@ -654,7 +681,7 @@ class GradScaler:
     def _get_growth_tracker(self) -> int:
         if not self._enabled:
             return 0
-        return self._init_growth_tracker if self._scale is None else self._growth_tracker
+        return self._init_growth_tracker if self._scale is None else self._growth_tracker.item()
 
     def state_dict(self) -> dict[str, Any]:
         """``scale``, ``growth_factor``, ``backoff_factor``, ``growth_interval``, ``_growth_tracker``
@@ -678,8 +705,77 @@ class GradScaler:
         self._growth_interval = int(state_dict["growth_interval"])
         self._init_growth_tracker = int(state_dict["_growth_tracker"])
         if self._scale is not None:
-            self._scale = np.float32(self._init_scale)
-            self._growth_tracker = self._init_growth_tracker
+            self._scale.fill_(self._init_scale)
+            self._growth_tracker.fill_(self._init_growth_tracker)
+
+
+def _unscale_group(grads: list[Tensor], found_inf: Tensor, inv_scale: Tensor) -> Tensor:
+    """``grads`` (one device, one dtype) times ``inv_scale`` in place; ``found_inf`` (a float32 0-d tensor)
+    set to 1 if one holds an inf or a NaN. The backend's multi-tensor kernel when nothing records and every
+    gradient is contiguous; else one op per gradient, which a trace shows. Returns the flag tensor."""
+    if bus.recorder is None and all(g._data.flags.c_contiguous for g in grads):
+        kernel = kernel_of("_amp_foreach_non_finite_check_and_unscale_", grads[0])
+        if kernel is not None:
+            kernel([g._data for g in grads], found_inf._data, inv_scale._data)
+            for g in grads:
+                bump(g)
+            return found_inf
+    for g in grads:
+        bad = logical_not(isfinite(g).all())
+        found_inf = maximum(found_inf, bad.to(_dt.float32))
+        g.mul_(inv_scale)
+    return found_inf
+
+
+def _update_scale_ops(scale: Tensor, tracker: Tensor, found_inf: Tensor, growth_factor: float,
+                      backoff_factor: float, growth_interval: int) -> tuple[Tensor, Tensor]:
+    """``_amp_update_scale_`` as ops (with a recorder): the new scale and growth count."""
+    wide = scale.double()
+    backed_off = (wide * backoff_factor).float()
+    grown = (wide * growth_factor).float()
+    successful = tracker + 1
+    at_interval = successful == growth_interval
+    found = found_inf != 0
+    keep_grown = logical_and(at_interval, isfinite(grown))
+    new_scale = where(found, backed_off, where(keep_grown, grown, scale))
+    new_tracker = where(logical_or(found, at_interval), zeros_like(tracker), successful)
+    return new_scale, new_tracker
+
+
+@register_kernel("_amp_foreach_non_finite_check_and_unscale_", Backend.CPU, dtypes=(_dt.float16, _dt.bfloat16,
+                 _dt.float32, _dt.float64), name="cpu/amp_unscale")
+def _amp_unscale_cpu(grads: list[np.ndarray], found_inf: np.ndarray, inv_scale: np.ndarray) -> None:
+    """PyTorch's ``_amp_foreach_non_finite_check_and_unscale_`` on the CPU: each value times ``inv_scale`` in
+    the value's op math (float32 for the half types), ``found_inf`` 1 where one is not finite."""
+    s = np.float32(inv_scale.reshape(-1)[0])
+    for g in grads:
+        acc = np.float32 if g.dtype.itemsize < 4 else g.dtype.type
+        v = g.astype(acc, copy=False)
+        if not np.isfinite(v).all():
+            found_inf.reshape(-1)[0] = 1.0
+        if s != 1:
+            with np.errstate(all="ignore"):
+                g[...] = v * acc(s)
+
+
+@register_kernel("_amp_update_scale_", Backend.CPU, dtypes=(_dt.float32,), name="cpu/amp_update_scale")
+def _amp_update_scale_cpu(scale: np.ndarray, tracker: np.ndarray, found_inf: np.ndarray, growth_factor: float,
+                          backoff_factor: float, growth_interval: int) -> None:
+    """PyTorch's ``_amp_update_scale_``, in place (NOTE [ The scale's arithmetic ])."""
+    current = np.float64(scale.reshape(-1)[0])
+    if found_inf.reshape(-1)[0]:
+        scale.reshape(-1)[0] = np.float32(current * backoff_factor)
+        tracker.reshape(-1)[0] = 0
+        return
+    successful = int(tracker.reshape(-1)[0]) + 1
+    if successful == growth_interval:
+        with np.errstate(over="ignore"):  # an overflow to inf is checked for just below
+            grown = np.float32(current * growth_factor)
+        if np.isfinite(grown):
+            scale.reshape(-1)[0] = grown
+        tracker.reshape(-1)[0] = 0
+    else:
+        tracker.reshape(-1)[0] = successful
 
 
 # -- torch.cuda.amp: the older spelling, fixed to the GPU ----------------------------------------

@@ -905,7 +905,7 @@ def _refuse_implicit_conversions() -> None:
 # -- the CUDA-side emulation ---------------------------------------------------------
 
 _CTYPES = {"unsigned short": np.float16, "float": np.float32, "double": np.float64, "bool": np.bool_,
-           "long long": np.int64, "unsigned int": np.uint32, "unsigned char": np.uint8}
+           "long long": np.int64, "int": np.int32, "unsigned int": np.uint32, "unsigned char": np.uint8}
 _SCALARS = {"int": np.int32, "long long": np.int64, "double": np.float64, "unsigned long long": np.uint64}
 
 
@@ -1606,6 +1606,19 @@ def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
                 seg = a[idx[idx < a.size]]
                 part[j, b] = (seg * seg).sum()
         return
+    if op == "unscale":  # GradScaler.unscale_: every element times inv_scale, found_inf set by a NaN or an inf
+        slots, (found_inf, inv_scale) = _slot_arrays("mt_unscale", grid, args, 1)
+        assert found_inf.dtype == inv_scale.dtype == np.float32 and found_inf.size == inv_scale.size == 1
+        s = np.asarray(inv_scale).reshape(-1)[0]
+        for (g,) in slots:
+            acc = _acc(g.dtype)
+            v = np.asarray(g, dtype=acc)
+            if not np.isfinite(v).all():
+                np.asarray(found_inf).reshape(-1)[0] = 1.0
+            if s != 1:
+                with np.errstate(all="ignore"):
+                    g[...] = v * acc(s)
+        return
     if form == "op":  # an op with number attributes: its CPU kernel, in the accumulation type, with p0..p2
         from minigrad.kernels.gpu.cuda_src import ARITY, PARAMS
 
@@ -1668,6 +1681,15 @@ def _gpu_bare_path() -> Any:
         return np.asarray(np.asarray(a, dtype=acc) * (acc(1) / acc(a.dtype.type(v)))).astype(a.dtype)
 
     return _ArrayPath(tensors=False, kernels={**{op: as_gpu(op) for op in FOREACH_OPS}, "div": divide})
+
+
+def _ampscale(grid: tuple, block: tuple, args: tuple) -> None:
+    """GradScaler.update's kernel (one thread): minigrad's CPU kernel of ``_amp_update_scale_`` on the arrays."""
+    assert grid[:2] == (1, 1) and block[0] == 1, "one thread"
+    scale, tracker, found_inf, growth, backoff, interval = args
+    assert scale.dtype == found_inf.dtype == np.float32 and tracker.dtype == np.int32
+    assert isinstance(growth, np.float64) and isinstance(backoff, np.float64) and isinstance(interval, np.int32)
+    _cpu_kernel("_amp_update_scale_", np.float32)(np.asarray(scale), np.asarray(tracker), np.asarray(found_inf), float(growth), float(backoff), int(interval))
 
 
 #: launches per kernel name, since the last ``LAUNCHES.clear()`` (every ``RawModule`` kernel call counts)
@@ -1783,6 +1805,8 @@ class _Kernel:
             _mse("_".join(parts[1:-1]), grid, block, args)
         elif parts[1] == "check":
             _check_range(args)
+        elif parts[1] == "ampscale":
+            _ampscale(grid, block, args)
         elif parts[1] == "philox":  # mg_philox_<dist>[_<dtype>], the dist's name may hold "_" (log_normal)
             _philox("_".join(p for p in parts[2:] if p not in ("float32", "float64")), grid, block, args)
         elif parts[1] == "ln":

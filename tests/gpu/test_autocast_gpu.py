@@ -4,9 +4,16 @@ header by ``tests/test_autocast_lists.py``; these tests run them)."""
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+import fake_cupy
 import minigrad as mg
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.gpu
 
@@ -94,3 +101,73 @@ def test_a_training_step_under_cuda_autocast_makes_no_copy_and_no_sync():
     # the first linear casts x, its weight and bias; the second its weight and bias (its input is float16
     # already); cross_entropy casts the logits back to float32
     assert [e.to_dtype for e in tr.events if e.kind == "amp.cast"] == ["float16"] * 5 + ["float32"]
+
+
+# -- GradScaler on the GPU: the scale stays on the device -----------------------------------------------------
+
+
+def _bench():
+    """``bench/gpu_kernels.py`` as a module: its training steps are written once for both frameworks."""
+    spec = importlib.util.spec_from_file_location("gpu_kernels_bench", ROOT / "bench" / "gpu_kernels.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench
+
+
+#: the stand-in's launches per steady step of the mixed-precision nanoGPT-style step (2 x 64, batch 8 x 32),
+#: measured and rounded up a little; its float32 step takes 192
+AMP_STEP_BUDGET = 275
+
+
+def test_a_mixed_precision_step_syncs_once_where_pytorch_does_and_copies_nothing_to_the_device():
+    """nanoGPT's float16 loop: autocast, ``scaler.scale(loss).backward()``, ``unscale_``, clipping,
+    ``scaler.step``, ``update``. Its one sync is ``scaler.step``'s read of the inf flag (PyTorch's too);
+    unscaling and the scale's update run on the device (they read the scale 29 times a step before)."""
+    fake = fake_cupy.installed()
+    if fake is None:
+        pytest.skip("copies, syncs and launches are counted by the stand-in CuPy")
+    step = _bench().nanogpt_amp_step(mg, "cuda", (2, 64, 4, 8, 32, 0.1))
+    for _ in range(2):  # (a recorder: unscale_ runs as ops, whose stride tables the first step uploads)
+        with mg.trace(values=False) as tr:
+            step()
+    syncs = [e for e in tr.events if e.kind == "device.sync"]
+    assert [e.reason for e in syncs] == ["item"] and "bench/gpu_kernels.py" in syncs[0].source
+    assert not [e for e in tr.events if e.kind == "device.copy" and e.direction == "h2d"]
+    fake.reset_counts()
+    for _ in range(2):
+        step()
+    per_step = {k: v / 2 for k, v in fake.counts().items()}
+    assert per_step["h2d"] == 0 and per_step["launches"] <= AMP_STEP_BUDGET, per_step
+    # the flag, and the pending range checks' flags read inside the same wait
+    assert per_step["d2h"] == per_step["syncs"] == 2, fake.COUNTS.log
+
+
+@pytest.mark.parametrize("recording", [False, True], ids=["kernels", "ops"])
+def test_the_gpu_scaler_follows_the_cpu_scalers_sequence(recording):
+    """The same loop on both devices, with an infinity planted in two steps: the same scales, the same skipped
+    steps, the same parameters (the device's kernels and, under a recorder, its ops, against the CPU's)."""
+    def run(device):
+        mg.manual_seed(0)
+        w = mg.nn.Parameter(mg.randn(8, 4).to(device))  # one generator for both: the CPU's
+        opt = mg.optim.SGD([w], lr=0.1)
+        scaler = mg.amp.GradScaler(device if device == "cpu" else "cuda", init_scale=2.0**10, growth_interval=2)
+        x = mg.randn(3, 8).to(device)
+        scales = []
+        for i in range(6):
+            loss = (x @ w).pow(2).sum() * (float("inf") if i in (1, 4) else 1.0)
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+            opt.zero_grad()
+            scales.append(scaler.get_scale())
+        return scales, w.detach().cpu().numpy(), scaler.state_dict()
+
+    if recording:
+        with mg.trace(values=False):
+            gpu = run("cuda")
+    else:
+        gpu = run("cuda")
+    cpu = run("cpu")
+    assert gpu[0] == cpu[0] == [1024.0, 512.0, 512.0, 1024.0, 512.0, 512.0]
+    np.testing.assert_allclose(gpu[1], cpu[1], rtol=1e-6)
+    assert gpu[2] == cpu[2]

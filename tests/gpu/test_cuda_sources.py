@@ -72,7 +72,10 @@ def test_every_cuda_source_compiles_to_ptx(tmp_path):
                      "mg_nll_count", "mg_nll_bwd", "mg_oadd"):
             assert f".entry {name}_{sfx}(" in ptx, f"{name}_{sfx}"
     assert ".entry mg_oset(" in ptx  # the deterministic mode's ordered writes (kernels/gpu/ordered.py)
+    assert f".entry {optim_src.UPDATE_SCALE}(" in ptx  # GradScaler.update's kernel
     for label, _ in optim_src.all_sources():  # mt_<op>_<form>_<dtype> (op names may hold "_"), fused_<rule>_<dtype>
+        if label == "ampscale_update":
+            continue
         fam, *mid, dt = label.split("_")
         name = cuda_src.kernel_name(fam, "_".join(mid[:-1]) if fam == "mt" else mid[0], dt, mid[-1] if fam == "mt" else "")
         assert f".entry {name}(" in ptx, name

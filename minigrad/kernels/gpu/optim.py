@@ -25,7 +25,8 @@ _THREADS = 256
 #: blocks per slot at most (a grid-stride loop covers the rest)
 _MAX_BLOCKS = 1024
 
-__all__ = ["launch_slots", "foreach_unary", "foreach_binary", "foreach_op", "foreach_norm", "fused_sgd", "fused_adam"]
+__all__ = ["launch_slots", "foreach_unary", "foreach_binary", "foreach_op", "foreach_norm", "fused_sgd", "fused_adam",
+           "amp_unscale", "amp_update_scale"]
 
 
 def launch_slots(fn: Any, slots: list[tuple[Any, ...]], tail: tuple[Any, ...]) -> None:
@@ -142,3 +143,25 @@ def fused_adam(params: list[Any], grads: list[Any], exp_avgs: list[Any], exp_avg
     maxes = max_exp_avg_sqs if max_exp_avg_sqs is not None else exp_avg_sqs  # unread without amsgrad
     launch_slots(_fused("adam", params[0].dtype), list(zip(params, grads, exp_avgs, exp_avg_sqs, maxes)),
                  _scalar_args(scalars))
+
+
+# -- GradScaler's two kernels: the scale stays on the device ----------------------------------------------
+
+
+@register_kernel("_amp_foreach_non_finite_check_and_unscale_", GPU, dtypes=_DTYPES, name="gpu/amp_unscale")
+def amp_unscale(grads: list[Any], found_inf: Any, inv_scale: Any) -> None:
+    """Every gradient times ``inv_scale`` (a float32 device scalar) in place, ``found_inf`` set to 1 where one
+    holds a NaN or an infinity (``unscale_source``); ``SLOTS`` gradients per launch, nothing read on the host."""
+    dt = dtype_name(grads[0].dtype)
+    fn = function(f"mt_unscale_a_{dt}", lambda: src.unscale_source(dt), src.kernel_name("mt", "unscale", dt, "a"),
+                  src.OPTIONS)
+    launch_slots(fn, [(g,) for g in grads], (found_inf, inv_scale))
+
+
+@register_kernel("_amp_update_scale_", GPU, dtypes=(float32,), name="gpu/amp_update_scale")
+def amp_update_scale(scale: Any, growth_tracker: Any, found_inf: Any, growth_factor: float, backoff_factor: float,
+                     growth_interval: int) -> None:
+    """The next scale and growth count, written in place on the device (``update_scale_source``: one thread)."""
+    fn = function("ampscale_update", src.update_scale_source, src.UPDATE_SCALE, src.OPTIONS)
+    fn((1,), (1,), (scale, growth_tracker, found_inf, np.float64(growth_factor), np.float64(backoff_factor),
+                    np.int32(growth_interval)))

@@ -33,7 +33,8 @@ from typing import Iterator
 
 from .cuda_src import _PRELUDE, ARITY, BINARY, BLOCK_SUM, DTYPES, PARAM, TERNARY, UNARY, _math, kernel_name
 
-__all__ = ["SLOTS", "OPTIONS", "OP_OPTIONS", "MT_UNARY", "MT_BINARY", "MT_OPS", "FUSED", "mt_source", "sumsq_source", "fused_source", "all_sources"]
+__all__ = ["SLOTS", "OPTIONS", "OP_OPTIONS", "MT_UNARY", "MT_BINARY", "MT_OPS", "FUSED", "mt_source", "sumsq_source",
+           "unscale_source", "update_scale_source", "UPDATE_SCALE", "fused_source", "all_sources"]
 
 #: tensors per launch (PyTorch's depth-4 lists hold 36; 32 slots of Adam's five pointers and a size
 #: are 1.5 KB of parameters, well inside CUDA's 4 KB)
@@ -177,6 +178,57 @@ extern "C" __global__ void {kernel_name("mt", "sumsq", dtype, "r")}({params}, AC
 """
 
 
+def unscale_source(dtype: str) -> str:
+    """Source of ``mg_mt_unscale_<sfx>_a``: ``GradScaler.unscale_``'s one pass over the gradients (PyTorch's
+    ``_amp_foreach_non_finite_check_and_unscale_``). Each element is multiplied by ``inv_scale[0]`` (a float32
+    on the device, read by every thread: the scale is never read on the host), and a NaN or an infinity
+    among them sets ``found_inf[0]`` to 1. Arguments: per slot ``g``, ``n``; then ``found_inf``, ``inv_scale``."""
+    T, ACC, _ = DTYPES[dtype]
+    params, pick = _slots([(T, "g")])
+    return f"""{_PRELUDE}
+typedef {ACC} ACC;
+extern "C" __global__ void {kernel_name("mt", "unscale", dtype, "a")}({params}, float* found_inf,
+                                                                     const float* inv_scale) {{
+    {pick}
+    const ACC s = (ACC)inv_scale[0];
+    {_LOOP} {{
+        const ACC v = mg_load(g, i);
+        if ((v - v) != (v - v)) found_inf[0] = 1.0f;  // NaN or infinite: v - v is NaN
+        mg_store(g, i, s == (ACC)1 ? v : v * s);
+    }}
+}}
+"""
+
+
+#: the C name of ``GradScaler.update``'s kernel
+UPDATE_SCALE = "mg_ampscale_update_f32"
+
+
+def update_scale_source() -> str:
+    """Source of ``mg_ampscale_update_f32``: ``GradScaler.update``'s new scale and growth count, on the device
+    (PyTorch's ``_amp_update_scale_``; one thread). After an inf or a NaN the scale is multiplied by
+    ``backoff`` and the count restarts; after ``interval`` clean steps in a row it is multiplied by ``growth``
+    (kept only if finite). Each product is taken in double and rounded to float32, as PyTorch's."""
+    return f"""
+extern "C" __global__ void {UPDATE_SCALE}(float* scale, int* tracker, const float* found_inf, const double growth,
+                                          const double backoff, const int interval) {{
+    if (found_inf[0] != 0.0f) {{
+        scale[0] = (float)((double)scale[0] * backoff);
+        tracker[0] = 0;
+    }} else {{
+        const int successful = tracker[0] + 1;
+        if (successful == interval) {{
+            const float grown = (float)((double)scale[0] * growth);
+            if ((grown - grown) == (grown - grown)) scale[0] = grown;  // finite
+            tracker[0] = 0;
+        }} else {{
+            tracker[0] = successful;
+        }}
+    }}
+}}
+"""
+
+
 _SGD_BODY = """
         ACC g = mg_load(gp, i);
         ACC p = mg_load(pp, i);
@@ -275,5 +327,7 @@ def all_sources() -> Iterator[tuple[str, str]]:
         for op in MT_OPS:
             yield f"mt_{op}_op_{dtype}", mt_op_source(op, dtype)
         yield f"mt_sumsq_r_{dtype}", sumsq_source(dtype)
+        yield f"mt_unscale_a_{dtype}", unscale_source(dtype)
         for rule in FUSED:
             yield f"fused_{rule}_{dtype}", fused_source(rule, dtype)
+    yield "ampscale_update", update_scale_source()
