@@ -167,7 +167,7 @@ def test_nll_loss_rejects_mismatched_target():
     x, t = _nll_case()
     with pytest.raises(ValueError, match=r"nll_loss\(\).*target"):
         F.nll_loss(mg.tensor(x), mg.tensor(t[:, :1]))
-    with pytest.raises(ValueError, match=r"nll_loss\(\).*reduction"):
+    with pytest.raises(ValueError, match=r"^avg is not a valid value for reduction$"):
         F.nll_loss(mg.tensor(x), mg.tensor(t), reduction="avg")
 
 
@@ -245,7 +245,7 @@ def test_logsumexp_of_an_empty_tensor_is_minus_inf():
 
 
 def test_max_of_an_empty_tensor_still_raises():
-    with pytest.raises(ValueError, match=r"max\(\): cannot reduce an empty tensor"):
+    with pytest.raises(IndexError, match=r"^max\(\): Expected reduction dim 0 to have non-zero size\.$"):
         mg.max(mg.tensor(np.zeros((0,))), dim=0)
 
 

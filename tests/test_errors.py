@@ -106,9 +106,9 @@ EMPTY_LISTS = {
     "vstack": (RuntimeError, "vstack expects a non-empty TensorList"),
     "dstack": (RuntimeError, "dstack expects a non-empty TensorList"),
     "column_stack": (RuntimeError, "column_stack expects a non-empty TensorList"),
-    "cat": (ValueError, "concat(): expected a non-empty list of Tensors"),
-    "concat": (ValueError, "concat(): expected a non-empty list of Tensors"),
-    "concatenate": (ValueError, "concat(): expected a non-empty list of Tensors"),
+    "cat": (ValueError, "torch.cat(): expected a non-empty list of Tensors"),
+    "concat": (ValueError, "torch.cat(): expected a non-empty list of Tensors"),
+    "concatenate": (ValueError, "torch.cat(): expected a non-empty list of Tensors"),
 }
 
 
@@ -134,7 +134,7 @@ def test_flatten_bad_input_was_an_attribute_error() -> None:
     """Regression: ``mg.flatten("a")`` raised AttributeError ('str' object has no attribute 'ndim')."""
     with pytest.raises(TypeError):
         mg.flatten([1, 2])
-    with pytest.raises(ValueError, match=r"^flatten\(\): argument 'start_dim' is out of range"):
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2"):
         mg.flatten(o(2, 3), 2)
     assert mg.flatten(o(2, 3, 4), 1).shape == (2, 12)
     assert mg.flatten(mg.tensor(3.0)).shape == (1,)
@@ -144,33 +144,34 @@ def test_flatten_bad_input_was_an_attribute_error() -> None:
 
 INFER_META_ERRORS = {
     "matmul-inner": (lambda: mg.matmul(o(2, 3), o(4, 5)), None, r"^mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)$"),
-    "matmul-0d": (lambda: mg.matmul(mg.tensor(1.0), o(2)), "matmul", "at least 1 dimension"),
     "matmul-dtype": (lambda: mg.matmul(o(2, 2), o(2, 2, dtype=mg.float64)), None,
                      "^expected m1 and m2 to have the same dtype, but got: float != double$"),
     "matmul-transpose-1d": (lambda: mg.matmul(o(2), o(2, 2), transpose_x=True), "matmul", "transpose_x"),
     "reshape": (lambda: o(2, 3).reshape(4, 2), None, r"^shape '\[4, 2\]' is invalid for input of size 6$"),
+    "matmul-0d": (lambda: mg.matmul(mg.tensor(1.0), o(2)), None,
+                  r"^both arguments to matmul need to be at least 1D, but they are 0D and 1D$"),
+    "permute-len": (lambda: o(2, 3).permute(0), None, r"^permute\(sparse_coo\): number of dimensions in the tensor"),
+    "permute-repeat": (lambda: o(2, 3).permute(0, 0), "permute", "duplicate dims are not allowed"),
+    "max-empty": (lambda: mg.max(o(0, 3)), "max", "Expected reduction dim to be specified for input.numel"),
     "reshape-two-unknown": (lambda: o(2, 3).reshape(-1, -1), None, "^only one dimension can be inferred$"),
     "expand": (lambda: o(2, 3).expand(4, 3), None, r"^The expanded size of the tensor \(4\) must match the existing "
                r"size \(2\) at non-singleton dimension 0.  Target sizes: \[4, 3\].  Tensor sizes: \[2, 3\]$"),
     # A dim out of range, in PyTorch's words (which name no op)
     "squeeze-dim": (lambda: mg.squeeze(o(2, 1), 5), None, r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"),
     "unsqueeze-dim": (lambda: mg.unsqueeze(o(2), 3), None, r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 3\)$"),
-    "permute-len": (lambda: o(2, 3).permute(0), "permute", "doesn't match"),
-    "permute-repeat": (lambda: o(2, 3).permute(0, 0), "permute", "multiple times"),
     "transpose-dim": (lambda: mg.transpose(o(2, 3), 0, 2), None, r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)$"),
     "concat-shapes": (lambda: mg.concat([o(2, 3), o(3, 2)], dim=0), None, "^Sizes of tensors must match except in dimension 0"),
     "concat-0d": (lambda: mg.concat([mg.tensor(1.0), mg.tensor(2.0)]), None, "^zero-dimensional tensor"),
     "stack-shapes": (lambda: mg.stack([o(2, 3), o(3, 2)]), None, r"^stack expects each tensor to be equal size, but got \[2, 3\]"),
     "sum-dim": (lambda: mg.sum(o(2, 3), dim=2), None, r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)$"),
     "sum-repeated-dim": (lambda: mg.sum(o(2, 3), dim=(0, -2)), "sum", "multiple times"),
-    "max-empty": (lambda: mg.max(o(0, 3)), "max", "empty"),
     "softmax-dim": (lambda: mg.softmax(o(2, 3), dim=2), None, r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)$"),
     "cross_entropy-input": (lambda: mg.cross_entropy(o(3), mg.tensor([0, 1, 2])), "cross_entropy", "2-D"),
     "cross_entropy-target-shape": (lambda: mg.cross_entropy(o(3, 2), mg.tensor([0, 1])), "cross_entropy", r"\(3,\).*\(2,\)"),
     "cross_entropy-target-dtype": (lambda: mg.cross_entropy(o(3, 2), o(3)), "cross_entropy", "integer"),
     "cross_entropy-target-range": (lambda: mg.cross_entropy(o(3, 2), mg.tensor([0, 1, 2])), "cross_entropy", r"\[0, 1\]"),
     "cross_entropy-reduction": (lambda: mg.cross_entropy(o(3, 2), mg.tensor([0, 1, 1]), reduction="avg"),
-                                "cross_entropy", "'mean', 'sum' or 'none'"),
+                                None, "^avg is not a valid value for reduction$"),
     "mse_loss-shapes": (lambda: mg.mse_loss(o(2, 3), o(3, 2)), "mse_loss", r"\(2, 3\).*\(3, 2\)"),
     "mse_loss-dtypes": (lambda: mg.mse_loss(o(2), o(2, dtype=mg.float64)), "mse_loss", "float64"),
     "conv2d-ndim": (lambda: mg.conv2d(o(4, 4), o(2, 3, 3, 3)), None,  # (C, H, W) is unbatched input
@@ -178,7 +179,7 @@ INFER_META_ERRORS = {
     "conv2d-channels": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 2, 3, 3)), None,  # PyTorch's words exactly
                         r"^Given groups=1, weight of size \[2, 2, 3, 3\], expected input\[1, 3, 4, 4\] to have 2 channels"),
     "conv2d-bias": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), o(3)), None, "expected bias to be 1-dimensional"),
-    "max_pool2d-ndim": (lambda: mg.max_pool2d(o(3, 4), 2), "max_pool2d", "4-D"),
+    "max_pool2d-ndim": (lambda: mg.max_pool2d(o(3, 4), 2), "max_pool2d", "3D or 4D"),
     "where-condition-dtype": (lambda: mg.where(o(2), o(2), o(2)), "where", "bool"),
     "where-shapes": (lambda: mg.where(mg.tensor([True, False]), o(3), o(3)), None,
                      r"^The size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton dimension 0$"),
@@ -226,13 +227,15 @@ def test_shape_and_dtype_mismatches_raise_pytorch_s_class_and_value_error(call: 
 # first ] in minigrad/ops/_window.py) --------------------------------------------------------------
 
 WINDOW_ARGUMENT_ERRORS: dict[str, tuple[Callable[[], Any], str, str]] = {
-    "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), "conv2d", "larger"),
+    "conv2d-kernel-too-big": (lambda: mg.conv2d(o(1, 3, 2, 2), o(2, 3, 3, 3)), None,
+                              "Kernel size can't be greater than actual input size"),
     "conv2d-stride-0": (lambda: mg.conv2d(o(1, 3, 4, 4), o(2, 3, 3, 3), stride=0), "conv2d", "'stride'.*non-positive"),
     "conv_transpose2d-channels": (lambda: mg.nn.functional.conv_transpose2d(o(2, 3, 6, 6), o(2, 2, 3, 3)), None,
                                   r"^Given transposed=1, weight of size \[2, 2, 3, 3\], expected input\[2, 3, 6, 6\] "
                                   "to have 2 channels, but got 3 channels instead$"),
-    "max_pool2d-too-big": (lambda: mg.max_pool2d(o(1, 1, 2, 2), 3), "max_pool2d", "larger"),
-    "max_pool2d-padding": (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, padding=2), "max_pool2d", "half of the kernel"),
+    "max_pool2d-too-big": (lambda: mg.max_pool2d(o(1, 1, 2, 2), 3), "max_pool2d", "Output size is too small"),
+    "max_pool2d-padding": (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, padding=2), "max_pool2d",
+                           "pad should be at most half of effective kernel size"),
 }
 
 
@@ -250,7 +253,7 @@ def test_window_argument_values_raise_runtime_error(call: Callable[[], Any], op:
         (lambda: mg.tensor([True]) - mg.tensor([False]),  # PyTorch's sub_check, before any kernel
          r"^Subtraction, the `-` operator, with two bool tensors is not supported\. Use the `\^`"),
         (lambda: mg.mean(mg.tensor([1, 2])), r"^mean\(\): could not infer output dtype. .* Got: Long$"),
-        (lambda: mg.softmax(mg.tensor([1, 2])), r"^softmax\(\): no kernel registered"),
+        (lambda: mg.softmax(mg.tensor([1, 2])), r"^\"softmax_lastdim_kernel_impl\" not implemented for 'Long'$"),
         (lambda: mg.tensor([1, 2]).__itruediv__(2), r"^result type Float can't be cast to the desired output type Long$"),
         (lambda: o(2, requires_grad=True).add_(1), r"^a leaf Variable that requires grad is being used in an in-place operation\.$"),
         (lambda: o(2, requires_grad=True).__setitem__(0, 1.0), r"^setitem\(\): a view of a leaf Variable that requires grad"),

@@ -71,9 +71,10 @@ TARGET_SHAPE_ERRORS: dict[str, tuple[Callable[[], Any], str]] = {
     "cross_entropy-extra-dim": (lambda: F.cross_entropy(mg.ones(2, 3, 4), mg.zeros(2, 4, 1, dtype=mg.int64)),
                                 "target size"),
     "cross_entropy-1d-input": (lambda: F.cross_entropy(mg.ones(3), mg.tensor([1, 2])), "1D input"),
-    "cross_entropy-0d-input": (lambda: F.cross_entropy(mg.tensor(1.0), mg.tensor(0)), "1 or more dimensions"),
+    "cross_entropy-0d-input": (lambda: F.cross_entropy(mg.tensor(1.0), mg.tensor(0)),  # (same shapes: probabilities)
+                               "Expected floating point type for target with class probabilities, got Long"),
     "cross_entropy-float-target-wrong-shape": (lambda: F.cross_entropy(mg.ones(2, 3), mg.tensor([0.0, 1.0])),
-                                               "integer type"),
+                                               "expected target dtype to be Long or Byte, but got Float"),
     "cross_entropy-int-probabilities": (lambda: F.cross_entropy(mg.ones(2, 3), mg.zeros(2, 3, dtype=mg.int64)),
                                         "floating point type for target with class probabilities"),
     "cross_entropy-weight": (lambda: F.cross_entropy(mg.ones(2, 3), mg.tensor([0, 1]), weight=mg.ones(4)),
@@ -81,8 +82,8 @@ TARGET_SHAPE_ERRORS: dict[str, tuple[Callable[[], Any], str]] = {
     "cross_entropy-target-range": (lambda: F.cross_entropy(mg.ones(2, 3), mg.tensor([0, 3])), "Target 3 is out of bounds"),
     "nll_loss-3d-batch": (lambda: F.nll_loss(mg.ones(1, 2, 2), mg.tensor([0, 1])), "batch_size"),
     "nll_loss-0d-input": (lambda: F.nll_loss(mg.tensor(1.0), mg.tensor(0)), "1 or more dimensions"),
-    "nll_loss-float-target": (lambda: F.nll_loss(mg.ones(2, 3), mg.tensor([0.0, 1.0])), "integer type"),
-    "nll_loss-bool-target": (lambda: F.nll_loss(mg.ones(2, 3), mg.tensor([True, False])), "integer type"),
+    "nll_loss-float-target": (lambda: F.nll_loss(mg.ones(2, 3), mg.tensor([0.0, 1.0])), "Long or Byte, but got Float"),
+    "nll_loss-bool-target": (lambda: F.nll_loss(mg.ones(2, 3), mg.tensor([True, False])), "Long or Byte, but got Bool"),
     "embedding-negative-index": (lambda: F.embedding(mg.tensor([0, -1]), mg.ones(3, 2)), "out of range"),
     "embedding-index-too-large": (lambda: F.embedding(mg.tensor([0, 3]), mg.ones(3, 2)), "out of range"),
 }
@@ -166,8 +167,12 @@ POOL_ARGS = [
     dict(kernel_size=2, padding=-1), dict(kernel_size=2, padding=2), dict(kernel_size=2, dilation=0),
     dict(kernel_size=2, dilation=-1), dict(kernel_size=2, dilation=3),
 ]
-POOL_NAMES = ["kernel_size", "kernel_size", "kernel_size", "larger", "stride", "stride", "stride", "padding",
-              "half of the kernel", "dilation", "dilation", "larger"]
+# PyTorch's words (a zero kernel_size is the default stride's zero first)
+POOL_NAMES = ["stride should not be zero", "kernel size should be greater than zero", "stride should not be zero",
+              "Output size is too small", "stride should not be zero", "stride should be greater than zero",
+              "stride should not be zero", "pad must be non-negative",
+              "pad should be at most half of effective kernel size", "dilation should be greater than zero",
+              "dilation should be greater than zero", "Output size is too small"]
 
 
 @pytest.mark.parametrize("kwargs,word", zip(POOL_ARGS, POOL_NAMES), ids=[str(a) for a in POOL_ARGS])
@@ -181,8 +186,8 @@ CONV_ARGS = [
     (dict(stride=0), (1, 1, 2, 2), "stride"), (dict(stride=(1, -1)), (1, 1, 2, 2), "stride"),
     (dict(padding=-1), (1, 1, 2, 2), "padding"), (dict(dilation=0), (1, 1, 2, 2), "dilation"),
     (dict(dilation=-1), (1, 1, 2, 2), "dilation"), (dict(groups=0), (1, 1, 2, 2), "groups"),
-    (dict(groups=-1), (1, 1, 2, 2), "groups"), (dict(), (1, 1, 4, 4), "larger"),
-    (dict(dilation=3), (1, 1, 2, 2), "larger"), (dict(), (1, 1, 0, 2), "kernel size"),
+    (dict(groups=-1), (1, 1, 2, 2), "groups"), (dict(), (1, 1, 4, 4), "Kernel size can't be greater"),
+    (dict(dilation=3), (1, 1, 2, 2), "Kernel size can't be greater"), (dict(), (1, 1, 0, 2), "kernel size"),
     (dict(groups=2), (1, 1, 2, 2), "groups=2"),
 ]
 

@@ -52,7 +52,7 @@ def nll_loss(log_probs: Tensor, target: Tensor, weight: Tensor | None = None, ig
     targets equal to ``ignore_index`` add nothing and do not count.
     """
     if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"nll_loss(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     # Every argument is checked before the first op runs (a refused call leaves no node); on a GPU the class
     # indices are checked there, not read on the host (no wait for the device).
     check_class_target("nll_loss", log_probs, target, weight, ignore_index,

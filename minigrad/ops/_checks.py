@@ -101,7 +101,7 @@ def check_number_or_none(op: str, name: str, pos: int, v: Any) -> Any:
 
 def check_reduction(op: str, name: str, pos: int, v: Any) -> str:
     if v not in ("mean", "sum", "none"):
-        raise ShapeError(f"{op}(): argument '{name}' (position {pos}) must be 'mean', 'sum' or 'none', but got {v!r}")
+        raise ShapeError(f"{v} is not a valid value for reduction")  # PyTorch's words (a ValueError there)
     return v
 
 

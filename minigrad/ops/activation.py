@@ -50,7 +50,7 @@ from ..kernels.loss_terms import log_sigmoid_terms
 from ..kernels.registry import register_kernel
 from ..kernels.special import row_max
 from ..tensor import Tensor
-from ._checks import check_int, check_tensor, refuse_unless_floating
+from ._checks import check_int, check_tensor, refuse_unless_floating, wrap_dim
 from .math import abs, add, cast, div, neg, sub
 from .registry import Attr, Input, defop
 from .shape import reshape
@@ -1159,12 +1159,22 @@ def _cast_for(op: str, x: Tensor, dtype: Any) -> Tensor:
     return x if dtype is x.dtype else cast(x, dtype)
 
 
+def _floating_for(op: str, x: Any, dim: Any) -> Any:
+    """``x``, or PyTorch's CPU refusal of an integer or bool input (after ``dim``'s range, as PyTorch): its kernel,
+    ``<op>_lastdim_kernel_impl`` along the last dim and ``<op>_kernel_impl`` along another, has no case for it."""
+    if isinstance(x, Tensor) and not x.dtype.is_floating and type(dim) is int:
+        d = wrap_dim(op, dim, x.ndim)
+        kernel = f"{op}_lastdim_kernel_impl" if d == max(x.ndim, 1) - 1 else f"{op}_kernel_impl"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dt.scalar_type_name(x.dtype)}\'')
+    return x
+
+
 def softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
     """Softmax along ``dim``; with ``dtype`` the input is cast first (``softmax(x, -1, dtype=mg.float64)``).
 
     Composite (``cast``, ``softmax``).
     """
-    return _softmax_op(_cast_for("softmax", input, dtype), dim)
+    return _softmax_op(_floating_for("softmax", _cast_for("softmax", input, dtype), dim), dim)
 
 
 def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
@@ -1172,7 +1182,7 @@ def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
 
     Composite (``cast``, ``log_softmax``).
     """
-    return _log_softmax_op(_cast_for("log_softmax", input, dtype), dim)
+    return _log_softmax_op(_floating_for("log_softmax", _cast_for("log_softmax", input, dtype), dim), dim)
 
 
 # What ``mg.gelu``/``mg.softmax``/``mg.log_softmax`` compute (NOTE [ One export per public name ]).

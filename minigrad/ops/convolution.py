@@ -40,7 +40,7 @@ import numpy as np
 
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..dtypes import FLOAT_DTYPES, bool_
+from ..dtypes import FLOAT_DTYPES, bool_, cpp_type_name, scalar_type_name
 from ..errors import ShapeError
 from ..kernels import infer_meta as im
 from ..kernels.conv_forms import as_2d, transposed_output
@@ -318,8 +318,10 @@ def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any,
         raise RuntimeError(f"conv2d(): argument 'stride': non-positive stride is not supported, but got {stride}")
     if not isinstance(padding, str) and min(int_pair("conv2d", "padding", padding)) < 0:
         raise RuntimeError(f"conv2d(): argument 'padding': negative padding is not supported, but got {padding!r}")
-    if min(dilation) <= 0:
-        raise RuntimeError(f"conv2d(): argument 'dilation' should be greater than zero, but got {dilation}")
+    if min(dilation) < 0:
+        raise ShapeError("conv2d(): dilation should be greater than zero")
+    if min(dilation) == 0:
+        raise ShapeError(f"conv2d(): dilation should be greater than zero, but got {list(dilation)}")
     if not isinstance(groups, int) or isinstance(groups, bool):
         raise TypeError(f"conv2d(): argument 'groups' (position 6) must be int, but got {type(groups).__name__}")
     if groups <= 0:
@@ -329,7 +331,8 @@ def _check_conv_args(x: Any, weight: Any, stride: tuple[int, int], padding: Any,
             raise RuntimeError(f"conv2d(): Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
                                f"but got weight of size {list(weight.shape)} instead")
         if min(weight.shape[2:]) <= 0:
-            raise RuntimeError(f"conv2d(): kernel size should be greater than zero, but got weight of size {list(weight.shape)}")
+            raise RuntimeError(f"conv2d(): kernel size should be greater than zero, but got kernel_height: "
+                               f"{weight.shape[2]} kernel_width: {weight.shape[3]}")
 
 
 def _same_padding(x: Tensor, kernel: tuple[int, ...], dilation: tuple[int, ...]) -> tuple[Tensor, tuple[int, ...]]:
@@ -355,9 +358,29 @@ def conv2d(*args: Any, **kwargs: Any) -> Tensor:
     groups = a.get("groups", 1)
     padding = a.get("padding", 0)
     x, weight = a.get("input"), a.get("weight")
-    _check_conv_args(x, weight, int_pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
+    if isinstance(x, Tensor) and isinstance(a.get("bias"), Tensor):
+        _check_bias_dtype(x, a["bias"])
     if isinstance(x, Tensor) and x.ndim not in (3, 4):
         raise ShapeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: {list(x.shape)}")
+    if isinstance(x, Tensor) and isinstance(weight, Tensor):
+        _check_weight_rank("conv2d", x, weight, a.get("stride", 1), 4)
+    _check_conv_args(x, weight, int_pair("conv2d", "stride", a.get("stride", 1)), padding, dilation, groups)
+    # (a channels-last tensor of minigrad's NHWC layout, whose shape is (N, H, W, C), is checked by the op)
+    if isinstance(x, Tensor) and isinstance(weight, Tensor) and isinstance(groups, int) and groups > 0 \
+            and x.layout != "NHWC":
+        if weight.shape[0] >= groups and weight.shape[0] % groups == 0:
+            # the checks the op would make, in PyTorch's order: channels and bias, then the kernel and dtypes
+            batched = list(x.shape) if x.ndim == 4 else [1] + list(x.shape)
+            if batched[1] != weight.shape[1] * groups:
+                raise ShapeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                                 f"{batched} to have {weight.shape[1] * groups} channels, but got {batched[1]} "
+                                 f"channels instead")
+            bias = a.get("bias")
+            if isinstance(bias, Tensor) and tuple(bias.shape) != (weight.shape[0],):
+                raise ShapeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+                                 f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
+            pads = None if isinstance(padding, str) else int_pair("conv2d", "padding", padding)
+            _check_kernel_fits("conv2d", x, weight, pads, dilation)
     if not isinstance(padding, str) and not (isinstance(x, Tensor) and x.ndim == 3):
         # the op itself, with its own argument checks and messages
         return _conv2d_op(x, weight, a.get("bias"), a.get("stride", 1), padding, dilation, groups)
@@ -416,15 +439,58 @@ def _check_bias(op: str, bias: Any, n: int, weight: Tensor, transposed: bool) ->
                            f"expected bias to be 1-dimensional with {n} elements, but got bias of size {list(bias.shape)} instead")
 
 
-def _check_operands(op: str, input: Any, weight: Any, bias: Any, groups: Any, rank: int, weight_dims: str) -> int:
+def _check_bias_dtype(input: Tensor, bias: Any) -> None:
+    """PyTorch's conv1d/2d/3d refuse a bias of another dtype than the input's, before any other check."""
+    if bias is not None and bias.dtype != input.dtype:
+        raise ShapeError(f"Input type ({cpp_type_name(input.dtype)}) and bias type ({cpp_type_name(bias.dtype)}) "
+                         f"should be the same")
+
+
+def _check_weight_rank(op: str, input: Tensor, weight: Tensor, stride: Any, rank: int) -> None:
+    """PyTorch's refusal of a weight of another rank than ``rank``: ``stride`` (an int stands for ``rank - 2`` of
+    them) does not fit its spatial dims, or, where one stride fits any, the input's rank does not."""
+    listed = isinstance(stride, (tuple, list)) and all(_is_int(v) for v in stride)
+    if (weight.ndim == rank and not (listed and len(stride) not in (1, rank - 2))) or not (listed or _is_int(stride)):
+        return
+    if weight.ndim < 3:
+        raise ShapeError(f"{op}(): weight should have at least three dimensions")
+    strides = [int(stride)] * (rank - 2) if _is_int(stride) else list(stride)
+    if len(strides) != 1 and len(strides) != weight.ndim - 2:
+        raise ShapeError(f"expected stride to be a single integer value or a list of {weight.ndim - 2} values to "
+                         f"match the convolution dimensions, but got stride={strides}")
+    batched = list(input.shape) if input.ndim == rank else [1] + list(input.shape)
+    raise ShapeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional weight "
+                     f"{list(weight.shape)}, but got {rank}-dimensional input of size {batched} instead")
+
+
+def _check_kernel_fits(op: str, input: Tensor, weight: Tensor, padding: tuple[int, ...] | None,
+                       dilation: tuple[int, ...]) -> None:
+    """PyTorch's last checks of a convolution: the dilated kernel against the padded input (none for
+    ``padding=None``, "same"), then the weight's dtype against the input's."""
+    nd = weight.ndim - 2
+    if padding is not None:
+        padded = [n + 2 * p for n, p in zip(tuple(input.shape)[-nd:], padding[-nd:])]
+        kernel = [d * (k - 1) + 1 for k, d in zip(tuple(weight.shape)[2:], dilation[-nd:])]
+        if any(k > n for k, n in zip(kernel, padded)):
+            raise ShapeError(f"{op}(): Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+                             f"Kernel size: ({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
+                             f"actual input size")
+    if weight.dtype != input.dtype:
+        raise ShapeError(f"expected scalar type {scalar_type_name(input.dtype)} but found "
+                         f"{scalar_type_name(weight.dtype)}")
+
+
+def _check_operands(op: str, input: Any, weight: Any, bias: Any, groups: Any, rank: int, stride: Any = 1,
+                    transposed: bool = False) -> int:
     """The tensors, their ranks (a ``rank``-D weight; a ``rank``-D input, or one less unbatched) and ``groups``,
-    in PyTorch's words (``weight_dims``: how many and which, as its message says them); returns ``groups``."""
+    in PyTorch's words and order; returns ``groups``."""
     _check_tensors(op, input, weight, bias)
+    if not transposed:
+        _check_bias_dtype(input, bias)
     if input.ndim not in (rank - 1, rank):
         raise RuntimeError(f"Expected {rank - 1}D (unbatched) or {rank}D (batched) input to {op}, but got input "
                            f"of size: {list(input.shape)}")
-    if weight.ndim != rank:
-        raise RuntimeError(f"{op}(): weight should have {weight_dims}, but got {list(weight.shape)}")
+    _check_weight_rank(op, input, weight, stride, rank)
     return _check_groups(op, groups, weight)
 
 
@@ -436,8 +502,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
     ``padding`` is an int, a 1-tuple, ``"valid"`` or ``"same"``.
     """
     op = "conv1d"
-    groups = _check_operands(op, input, weight, bias, groups, 3,
-                             "three dimensions (out_channels, in_channels / groups, kernel)")
+    groups = _check_operands(op, input, weight, bias, groups, 3, stride)
     channels = input.shape[-2]
     if channels != weight.shape[1] * groups:
         batched = tuple(input.shape) if input.ndim == 3 else (1,) + tuple(input.shape)
@@ -453,9 +518,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: An
         p = 0
     else:
         (p,) = _tuple(op, "padding", padding, 1)
-        if input.shape[-1] + 2 * p < d * (weight.shape[-1] - 1) + 1:
-            raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[-1] + 2 * p}). Kernel size: "
-                               f"({d * (weight.shape[-1] - 1) + 1}). Kernel size can't be greater than actual input size")
+    _check_kernel_fits(op, input, weight, None if padding == "same" else (p,), (d,))
     if input.ndim == 2:
         return squeeze(conv1d(unsqueeze(input, 0), weight, bias, s, padding, d, groups), 0)
     if padding == "same":
@@ -472,8 +535,7 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     The output is ``(H - 1) * stride - 2 * padding + dilation * (kH - 1) + output_padding + 1`` high (and so wide).
     """
     op = "conv_transpose2d"
-    groups = _check_operands(op, input, weight, bias, groups, 4,
-                             "four dimensions (in_channels, out_channels / groups, kH, kW)")
+    groups = _check_operands(op, input, weight, bias, groups, 4, stride, transposed=True)
     return _transposed(op, input, weight, bias, _tuple(op, "stride", stride, 2), _tuple(op, "padding", padding, 2),
                        _tuple(op, "output_padding", output_padding, 2), groups, _tuple(op, "dilation", dilation, 2))
 
@@ -501,6 +563,7 @@ def _transposed(op: str, input: Tensor, weight: Tensor, bias: Any, s: tuple[int,
     if min(out_hw) <= 0:
         raise RuntimeError(f"{op}(): the output size {out_hw[4 - weight.ndim:]} is too small (input "
                            f"{hw[4 - weight.ndim:]}, stride {s[4 - weight.ndim:]}, padding {p[4 - weight.ndim:]})")
+    _check_kernel_fits(op, input, weight, None, d)
     if input.ndim == weight.ndim - 1:  # unbatched
         return squeeze(_conv_transpose_op(unsqueeze(input, 0), weight, bias, s, p, op_, d, groups), 0)
     return _conv_transpose_op(input, weight, bias, s, p, op_, d, groups)
@@ -515,8 +578,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     """Transposed 1-D convolution of ``(N, C_in, L)`` or ``(C_in, L)`` with ``weight`` ``(C_in, C_out / groups, K)``:
     the ``conv_transpose2d`` op on the 3-D tensors, one ``ConvolutionBackward0`` as PyTorch's."""
     op = "conv_transpose1d"
-    groups = _check_operands(op, input, weight, bias, groups, 3,
-                             "three dimensions (in_channels, out_channels / groups, kernel)")
+    groups = _check_operands(op, input, weight, bias, groups, 3, stride, transposed=True)
     (s,), (p,) = _tuple(op, "stride", stride, 1), _tuple(op, "padding", padding, 1)
     (o,), (d,) = _tuple(op, "output_padding", output_padding, 1), _tuple(op, "dilation", dilation, 1)
     return _transposed(op, input, weight, bias, (1, s), (0, p), (0, o), groups, (1, d))

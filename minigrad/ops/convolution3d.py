@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import FLOAT_DTYPES, float32, float64
+from ..dtypes import FLOAT_DTYPES, float32, float64, scalar_type_name
+from ..errors import ShapeError
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
 from ..kernels.volume_windows import (conv3d_arrays, conv3d_input_grad_arrays, conv3d_weight_grad_arrays,
@@ -274,6 +275,14 @@ def _check_shapes(input: Tensor, weight: Tensor, bias: Any, p: tuple[int, ...], 
     if any(k > n for k, n in zip(kernel, padded)):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater than actual input size")
+    check_weight_dtype(input, weight)
+
+
+def check_weight_dtype(input: Tensor, weight: Tensor) -> None:
+    """PyTorch's CPU convolution kernels refuse a weight of another dtype than the input's, after the shapes."""
+    if weight.dtype != input.dtype:
+        raise ShapeError(f"expected scalar type {scalar_type_name(input.dtype)} but found "
+                         f"{scalar_type_name(weight.dtype)}")
 
 
 def _same(input: Tensor, kernel: tuple[int, ...], d: tuple[int, ...]) -> tuple[Tensor, tuple[int, ...]]:
@@ -338,6 +347,7 @@ def _check_transposed(input: Tensor, weight: Tensor, bias: Any, s: tuple[int, ..
     if min(out) <= 0:
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, batched[2:]))}). Calculated output "
                            f"size per channel: ({' x '.join(map(str, out))}). Output size is too small")
+    check_weight_dtype(input, weight)
 
 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,

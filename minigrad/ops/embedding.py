@@ -28,7 +28,7 @@ from ..autograd.grad_mode import no_grad
 from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..devices import check_range, mixed_devices_error
-from ..dtypes import ALL_DTYPES, FLOAT_DTYPES
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, scalar_type_name
 from ..kernels.array_kernels import embedding_bag_arrays, embedding_bag_layout_arrays, frequency_scale
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
@@ -41,6 +41,12 @@ from .norm import vector_norm
 from .registry import Attr, Input, defop
 from .shape import add_rows
 
+
+class IndexDtypeError(RuntimeError, TypeError):
+    """Indices of a dtype ``one_hot`` or ``embedding`` does not take: PyTorch's ``RuntimeError`` (and a
+    ``TypeError``, which minigrad raised before)."""
+
+
 CPU = Backend.CPU
 
 __all__: list[str] = []  # F only (torch.nn.functional.embedding / one_hot)
@@ -51,12 +57,20 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
     Composite (a constant, no graph).
     """
-    if not isinstance(tensor, Tensor) or tensor.dtype not in (_dt.int64, _dt.int32):
-        raise TypeError("one_hot(): argument 'tensor' must be an integer (int64) Tensor of class indices")
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}")
+    if tensor.dtype is not _dt.int64:
+        raise IndexDtypeError("one_hot is only applicable to index tensor of type LongTensor.")
     idx = to_numpy(tensor._data).astype(np.int64)
-    n = int(idx.max()) + 1 if num_classes == -1 and idx.size else num_classes
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise RuntimeError(f"one_hot(): class values must be in [0, {n - 1}], but got {idx.min()}..{idx.max()}")
+    if not idx.size:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return constant(np.zeros(idx.shape + (num_classes,), dtype=np.int64), tensor, _dt.int64)
+    if idx.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    n = int(idx.max()) + 1 if num_classes == -1 else num_classes
+    if idx.max() >= n:
+        raise RuntimeError("Class values must be smaller than num_classes.")
     return constant(np.eye(n, dtype=np.int64)[idx], tensor, _dt.int64)
 
 
@@ -141,11 +155,17 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     (``embedding_renorm_``); with ``scale_grad_by_freq`` each row's gradient is divided by how often
     its index occurs in ``input``.
     """
-    if not isinstance(input, Tensor) or input.dtype.is_floating:
-        raise TypeError("embedding(): argument 'input' must be an integer Tensor of indices")
-    if not isinstance(weight, Tensor) or weight.ndim != 2:
-        raise ShapeError(f"embedding(): 'weight' must be a 2-D Tensor (num_embeddings, embedding_dim), "
-                         f"but got {tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__}")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"embedding(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"embedding(): argument 'weight' (position 2) must be Tensor, not {type(weight).__name__}")
+    if weight.ndim != 2:
+        raise ShapeError(f"'weight' must be 2-D (embedding(): weight of shape {tuple(weight.shape)}, expected "
+                         f"(num_embeddings, embedding_dim))")
+    if input.dtype not in (_dt.int64, _dt.int32):
+        kind = f"torch.{'cuda.' if input._device != 'cpu' else ''}{scalar_type_name(input.dtype)}Tensor"
+        raise IndexDtypeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                              f"Long, Int; but got {kind} instead (while checking arguments for embedding)")
     if sparse:
         raise NotImplementedError("embedding(): sparse=True (a sparse gradient) is not supported by minigrad; "
                                   "use sparse=False")

@@ -139,6 +139,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise IndexError(f"index_select(): Index is supposed to be a vector, but got shape {tuple(index.shape)}")
     if input.ndim == 0 and index.numel() != 1:  # a 0-d input reads its one element, and stays 0-d
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise ShapeError("index_select(): Expected dtype int32 or int64 for index")
     idx = _index_select_index(input, d, index)
     return index_select_op(input, index=idx.reshape(-1), dim=d)
 
@@ -148,12 +150,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     check_tensor("masked_select", "input", 0, input)
     check_tensor("masked_select", "mask", 1, mask)
     if mask.dtype is not _dt.bool_:
-        raise RuntimeError(f"masked_select(): expected BoolTensor for mask, but got {mask.dtype}")
-    try:
-        shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
-    except ValueError:
-        raise RuntimeError(f"masked_select(): the shape of the mask {tuple(mask.shape)} does not broadcast with "
-                           f"the input's {tuple(input.shape)}") from None
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = im.broadcast_shapes("masked_select", tuple(mask.shape), tuple(input.shape))  # (PyTorch's a: the mask)
     x = input if tuple(input.shape) == shape else expand(input, shape)
     m = mask if tuple(mask.shape) == shape else expand(mask, shape)
     if not shape:  # a 0-d input and mask: read as one element
@@ -213,27 +211,36 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     one op, ``TakeBackward0``."""
     check_tensor("take", "input", 0, input)
     check_tensor("take", "index", 1, index)
-    idx = _int_index("take", index, input.numel(), "the flattened input")
+    if index.dtype is not _dt.int64:
+        raise ShapeError(f"take(): Expected a long tensor for index, but got {scalar_type_name(index.dtype)}")
+    size = input.numel()
+    if size == 0 and index.numel():
+        raise OutOfRangeError("take(): tried to take from an empty tensor")
+    idx = _int_index("take", index, size, "the flattened input",
+                     words=lambda bad: f"out of range: tried to access index {bad} on a tensor of {size} elements.")
     return take_op(input, index=idx)
 
 
 def narrow(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
     """``length`` elements from ``start`` along ``dim`` (``torch.narrow``; a view, PyTorch's ``slice``)."""
     check_tensor("narrow", "input", 0, input)
-    if input.ndim == 0:
-        raise RuntimeError("narrow(): cannot be applied to a 0-dim tensor.")
-    d = _dim("narrow", dim, input.ndim)
     if isinstance(start, Tensor):
         start = int(start.item())
+    dim = check_int("narrow", "dim", 1, dim)
     start = check_int("narrow", "start", 2, start)
     length = check_int("narrow", "length", 3, length)
+    if input.ndim == 0:  # PyTorch's checks in its order: the rank, the length, the dim, the start, the end
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _dim("narrow", dim, input.ndim)
     size = input.shape[d]
     if not -size <= start <= size:
-        raise IndexError(f"narrow(): start ({start}) is out of bounds for dimension {d} of size {size}")
+        raise OutOfRangeError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if length < 0 or start + length > size:
-        raise RuntimeError(f"narrow(): start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return slice_dim(input, d, start, start + length)  # SliceBackward0, whole dim or not (PyTorch's slice)
 
 

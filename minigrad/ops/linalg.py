@@ -53,11 +53,31 @@ def matmul_cpu(x, y, transpose_x=False, transpose_y=False):
     return np.asarray(np.matmul(x, y))
 
 
+def _matmul_meta(op: str, x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False) -> Any:
+    """PyTorch's ``matmul`` refusals in its words where the shared rule (``im.matmul``) words them otherwise: a 0-d
+    operand, two vectors of different dtypes (``dot``'s), a batch of matrices times a vector (``mv`` of the folded
+    rows, its sizes checked before the dtypes) and a vector times a batch of matrices (``bmm``'s)."""
+    if x.ndim == 0 or y.ndim == 0:
+        raise ShapeError(f"both arguments to matmul need to be at least 1D, but they are {x.ndim}D and {y.ndim}D")
+    if not (transpose_x or transpose_y):
+        if x.ndim == 1 and y.ndim == 1 and x.dtype != y.dtype:
+            raise ShapeError(f"dot : expected both vectors to have same dtype, but found "
+                             f"{scalar_type_name(x.dtype)} and {scalar_type_name(y.dtype)}")
+        if x.ndim >= 2 and y.ndim == 1 and x.shape[-1] != y.shape[0]:
+            rows = math.prod(x.shape[:-1])
+            raise ShapeError(f"size mismatch, got input ({rows}), mat ({rows}x{x.shape[-1]}), vec ({y.shape[0]})")
+        if x.ndim == 1 and y.ndim >= 3 and x.dtype == y.dtype and x.shape[0] != y.shape[-2]:
+            batch = math.prod(y.shape[:-2])
+            raise ShapeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {x.shape[0]}] "
+                             f"but got: [{batch}, {y.shape[-2]}].")
+    return im.matmul(op, x, y, transpose_x, transpose_y)
+
+
 matmul = defop(
     "matmul",
     inputs=("x", "y"),
     attrs=(Attr("transpose_x", False, check_bool), Attr("transpose_y", False, check_bool)),
-    infer_meta=im.matmul,
+    infer_meta=_matmul_meta,
     save=("x", "y"),
     save_for={"x": (1,), "y": (0,)},  # dX needs Y, dY needs X: each kept only when the other's gradient is needed
     doc="matrix product of x and y (optionally transposing either)",
@@ -134,7 +154,7 @@ def _matmul_decomposition(inputs: list[Any], attrs: dict[str, Any]) -> Any:
     if nx <= 2 and ny <= 2 and not (nx == 1 and ny == 2):
         return None  # dot, mv, mm: this op
     try:
-        im.matmul("matmul", x._data, y._data)
+        _matmul_meta("matmul", x._data, y._data)
     except ShapeError:
         return None
     if nx == 1 and ny == 2:

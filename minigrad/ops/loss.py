@@ -345,17 +345,55 @@ def _mse_backward(ctx, g):
 _REDUCTIONS = ("mean", "sum", "none")
 
 
+def _refuse_kernel_dtype(kernel: str, dtype: Any) -> None:
+    """PyTorch's refusal of a dtype its CPU kernel has no case for (``"nll_loss_out_frame" not implemented for
+    'Long'``). ``dtype`` is a minigrad dtype or, in an op's shape function, a NumPy one."""
+    if not (dtype.is_floating if isinstance(dtype, _dt.DType) else _dt.is_floating_np(dtype)):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dt.scalar_type_name(dtype)}\'')
+
+
+def _check_class_weight(op: str, weight: Any, c: int, spatial: bool) -> None:
+    """``weight`` holds one number per class: PyTorch's ``nll_loss`` wants a 1-D weight of ``c`` numbers and
+    ``nll_loss2d`` any weight of ``c`` numbers, each in its own words."""
+    if weight is None:
+        return
+    if spatial and weight.numel() != c:
+        raise ShapeError(f"{op}(): weight tensor should be defined either for all or no classes")
+    if not spatial and (weight.ndim != 1 or weight.numel() != c):
+        raise ShapeError(f"{op}(): weight tensor should be defined either for all {c} classes or no classes "
+                         f"but got weight tensor of shape: {list(weight.shape)}")
+
+
+def _check_probability_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None,
+                              ignore_index: int) -> None:
+    """PyTorch's checks of class probabilities (a target of ``input``'s shape), in its order: a floating
+    target, no ``ignore_index`` (a negative one is let through), then the weight's size."""
+    if not target.dtype.is_floating:
+        raise ShapeError(f"{op}(): Expected floating point type for target with class probabilities, got "
+                         f"{_dt.scalar_type_name(target.dtype)}")
+    if ignore_index >= 0:
+        raise ShapeError(f"{op}(): ignore_index is not supported for floating point target")
+    if input.ndim == 0:  # (PyTorch reads the classes at dim 1 of a 0-d input)
+        raise OutOfRangeError(f"{op}(): Dimension specified as 1 but tensor has no dimensions")
+    c = input.shape[0 if input.ndim == 1 else 1]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != c):
+        raise ShapeError(f"{op}(): cross_entropy: weight tensor should be defined either for all {c} classes or no "
+                         f"classes but got weight tensor of shape: {list(weight.shape)}")
+
+
 def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | None = None,
                        ignore_index: int = -100, probabilities: bool = False, read: bool = True) -> np.ndarray | None:
-    """Check a classification loss's ``target`` (and ``weight``) against ``input``, as PyTorch does.
+    """Check a classification loss's ``target`` (and ``weight``) against ``input`` as PyTorch's ``nll_loss_nd``
+    does, in its order and words.
 
     Called before the loss's first op, so a refused call leaves no node behind
     (docs/architecture.md, bad input). ``input`` is ``(C,)``, ``(N, C)`` or ``(N, C, d1, ...)``; class
-    indices are ``()``/``(1,)``, ``(N,)`` or ``(N, d1, ...)``, integer, each in
-    ``[0, C)`` or ``ignore_index``; with ``probabilities`` the target is a float
-    tensor of ``input``'s own shape. PyTorch raises ValueError for a batch-size
-    mismatch and RuntimeError/IndexError for the rest; minigrad raises ValueError
-    (a shape or dtype mismatch), in PyTorch's words.
+    indices are ``()``/``(1,)``, ``(N,)`` or ``(N, d1, ...)``, int64 or uint8 (PyTorch's Long or Byte), each in
+    ``[0, C)`` or ``ignore_index``; with ``probabilities`` the target is a float tensor of ``input``'s own
+    shape. The order is PyTorch's: the input's rank and the batch size (``ValueError``), the target's rank
+    and shape, its dtype, the weight's size, the input's dtype (``NotImplementedError``), the weight's dtype,
+    then each index (``IndexError``). A (N, C, d...) input other than 4-D is viewed as (N, C, 1, D) as PyTorch
+    does, so it takes ``nll_loss2d``'s checks after its own of the target's shape.
 
     With ``read=False`` the class indices are not read on the host: on the GPU their range is checked on
     the device and a failure is reported at the next sync (``devices.check_range``), and ``None`` is returned.
@@ -373,35 +411,38 @@ def check_class_target(op: str, input: Tensor, target: Tensor, weight: Tensor | 
     for name, v in (("target", target), ("weight", weight)):
         if v is not None and v._device != input._device:  # PyTorch's nll_loss refuses a mix of devices
             raise mixed_devices_error(input._device, v._device, f"{name} in method wrapper_CUDA_nll_loss_forward")
+    if probabilities:
+        _check_probability_target(op, input, target, weight, ignore_index)
+        return None
     shape, tshape = tuple(input.shape), tuple(target.shape)
     if not shape:
-        raise ShapeError(f"{op}(): expected 'input' of 1 or more dimensions (got 0)")
+        raise ShapeError(f"{op}(): Expected 1 or more dimensions (got 0)")
+    if len(shape) != 1 and shape[0] != (tshape[0] if tshape else 0):  # (PyTorch reads a 0-d target's batch as 0)
+        raise ShapeError(f"{op}(): Expected input batch_size ({shape[0]}) to match target batch_size "
+                         f"({tshape[0] if tshape else 0}).")
     c = shape[0] if len(shape) == 1 else shape[1]
-    if weight is not None and tuple(weight.shape) != (c,):
-        raise ShapeError(f"{op}(): weight tensor should be defined either for all {c} classes or no classes "
-                         f"but got weight tensor of shape: {list(weight.shape)}")
-    if probabilities:
-        if not target.dtype.is_floating:
-            raise ShapeError(f"{op}(): expected floating point type for target with class probabilities, got {target.dtype}")
-        if ignore_index != -100:
-            raise ShapeError(f"{op}(): ignore_index is not supported for floating point target")
-        return None
-    if target.dtype.is_floating or target.dtype == _dt.bool_:
-        raise ShapeError(f"{op}(): expected target dtype to be an integer type (class indices), but got {target.dtype}")
-    if len(shape) == 1:
-        if len(tshape) > 1 or (len(tshape) == 1 and tshape[0] != 1):
-            raise ShapeError(f"{op}(): for 1D input, 'target' must be 0-d or have size 1, but got target size: {list(tshape)}")
-    else:
-        batch = tshape[0] if tshape else 0
-        if batch != shape[0]:
-            raise ShapeError(f"{op}(): Expected input batch_size ({shape[0]}) to match target batch_size ({batch}).")
-        want = shape[:1] + shape[2:]
-        if tshape != want:
-            raise ShapeError(f"{op}(): Expected target size {list(want)}, got {list(tshape)}")
-        if c == 0 and shape[0] and math.prod(shape[2:]) and len(shape) != 4 and len(shape) > 2:
-            # PyTorch's nll_loss_nd views no classes as (N, 0, 0, 0), which the targets never fit
-            raise RuntimeError(f"size mismatch (got input: [{shape[0]}, 0, 0, 0] , target: "
-                               f"[{shape[0]}, 1, {math.prod(shape[2:])}]")
+    if len(shape) not in (1, 2, 4) and tshape[1:] != shape[2:]:
+        raise ShapeError(f"{op}(): Expected target size {list(shape[:1] + shape[2:])}, got {list(tshape)}")
+    if len(shape) not in (1, 2, 4) and c == 0 and shape[0] and math.prod(shape[2:]):
+        # PyTorch's nll_loss_nd views no classes as (N, 0, 0, 0), which the targets never fit
+        raise ShapeError(f"{op}(): size mismatch (got input: [{shape[0]}, 0, 0, 0] , target: "
+                         f"[{shape[0]}, 1, {math.prod(shape[2:])}]")
+    spatial = len(shape) > 2
+    if spatial and len(shape) == 4 and len(tshape) != 3:
+        raise ShapeError(f"{op}(): only batches of spatial targets supported (3D tensors) but got targets of "
+                         f"dimension: {len(tshape)}")
+    if not spatial and len(tshape) > 1:
+        raise ShapeError(f"{op}(): 0D or 1D target tensor expected, multi-target not supported")
+    if target.dtype not in (_dt.int64, _dt.uint8):
+        raise ShapeError(f"{op}(): expected target dtype to be Long or Byte, but got "
+                         f"{_dt.scalar_type_name(target.dtype)}")
+    if len(shape) == 1 and len(tshape) == 1 and tshape[0] != 1:
+        raise ShapeError(f"{op}(): For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
+    _check_class_weight(op, weight, c, spatial)
+    if len(shape) == 4 and tshape != shape[:1] + shape[2:]:
+        raise ShapeError(f"{op}(): size mismatch (got input: {list(shape)} , target: {list(tshape)}")
+    _refuse_kernel_dtype("nll_loss2d_forward_out_frame" if spatial else "nll_loss_out_frame", input.dtype)
+    _check_weight_dtype(input, weight)
     if not read:
         check_range(target._data, target._device, 0, c, lambda bad, _: OutOfRangeError(
             f"Target {int(bad[0])} is out of bounds. ({op}(): class indices must be in [0, {c - 1}] or ignore_index)"),
@@ -424,14 +465,34 @@ def reduction_of(op: str, size_average: Any, reduce: Any, reduction: str, allowe
         reduce = True if reduce is None else reduce
         reduction = "none" if not reduce else ("mean" if size_average else "sum")
     if reduction not in allowed:
-        raise ValueError(f"{op}(): {reduction!r} is not a valid value for reduction (expected one of {', '.join(allowed)})")
+        raise ValueError(f"{op}(): {reduction} is not a valid value for reduction")
     return reduction
+
+
+#: PyTorch's kernel of each elementwise loss that refuses integer tensors, by the name its refusal gives
+_INTEGRAL_KERNELS = {"mse_loss": "mse_cpu", "smooth_l1_loss": "smooth_l1_cpu", "huber_loss": "huber_cpu"}
+
+
+def _refuse_integral(op: str, dtype: Any) -> None:
+    """PyTorch's refusal of an elementwise loss of integer tensors, in the words of the step that refuses it:
+    the kernel (mse_loss), ``mean`` (l1_loss), or an in-place op writing floats into the integers."""
+    name = _dt.scalar_type_name(dtype)
+    if op in _INTEGRAL_KERNELS:
+        raise NotImplementedError(f'"{_INTEGRAL_KERNELS[op]}" not implemented for \'{name}\'')
+    if op == "l1_loss":
+        raise ShapeError(f"{op}(): mean(): could not infer output dtype. Input dtype must be either a floating point "
+                         f"or complex dtype. Got: {name}")
+    if op in ("soft_margin_loss", "gaussian_nll_loss"):
+        out = name if op == "soft_margin_loss" else _dt.cpp_type_name(dtype)
+        raise ShapeError(f"{op}(): result type Float can't be cast to the desired output type {out}")
 
 
 def check_pair(op: str, input: Any, target: Any, same_shape: str | None = None) -> tuple[int, ...]:
     """``input`` and ``target`` are floating tensors whose shapes broadcast (or match, with ``same_shape``'s message)."""
     check_tensors(op, input=input, target=target)
     if not input.dtype.is_floating:
+        if not _dt.promote(input.dtype, target.dtype).is_floating:
+            _refuse_integral(op, input.dtype)
         raise RuntimeError(f"{op}(): expected a floating point 'input', but got {input.dtype}")
     if same_shape is not None and tuple(input.shape) != tuple(target.shape):
         raise ShapeError(same_shape.format(op=op, target=tuple(target.shape), input=tuple(input.shape)))
@@ -605,7 +666,11 @@ def kl_div(input: Tensor, target: Tensor, size_average: Any = None, reduce: Any 
     number of elements, as PyTorch does.
     """
     reduction = reduction_of("kl_div", size_average, reduce, reduction, _REDUCTIONS + ("batchmean",))
-    check_pair("kl_div", input, target)
+    check_tensors("kl_div", input=input, target=target)
+    if not (input.dtype.is_floating and target.dtype.is_floating):
+        raise ShapeError("kl_div(): kl_div: Integral inputs not supported.")
+    # (PyTorch's target * input, or target - input: the target is tensor a of a broadcast's refusal)
+    broadcast_shapes("kl_div", tuple(target.shape), tuple(input.shape), ("target", "input"))
     loss = _kl_div_terms(input, target, log_target)
     if reduction == "batchmean":
         total = sum(loss)
@@ -640,10 +705,6 @@ def aten_kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target
         raise RuntimeError("kl_div: Integral inputs not supported.")
     check_pair("kl_div", input, target)
     return reduce_loss(_kl_div_terms(input, target, log_target), {1: "mean", 2: "sum"}.get(reduction, "none"))
-
-
-_BCE_SHAPE = ("{op}(): Using a target size {target} that is different to the input size {input} is deprecated. "
-              "Please ensure they have the same size.")
 
 
 @register_kernel("binary_cross_entropy", Backend.CPU, dtypes=FLOAT_DTYPES)
@@ -725,13 +786,28 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     ``input`` must lie in [0, 1] (``RuntimeError`` otherwise) and have ``target``'s
     shape and dtype; ``weight`` takes no gradient (PyTorch refuses one that requires it).
     """
-    reduction = reduction_of("binary_cross_entropy", size_average, reduce, reduction)
-    check_pair("binary_cross_entropy", input, target, _BCE_SHAPE)
+    op = "binary_cross_entropy"
+    reduction = reduction_of(op, size_average, reduce, reduction)
+    check_tensors(op, input=input, target=target)
+    # PyTorch's order: F's checks of the sizes and of the weight's broadcast, then its kernel's of the dtypes,
+    # of the weight's broadcast shape and of the input's range.
+    if tuple(input.shape) != tuple(target.shape):
+        raise ShapeError(f"{op}(): Using a target size ({_torch_size(target.shape)}) that is different to the "
+                         f"input size ({_torch_size(input.shape)}) is deprecated. Please ensure they have the same "
+                         f"size.")
+    if weight is not None and not isinstance(weight, Tensor):
+        raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
+    wshape = None if weight is None else _refs_broadcast(op, tuple(target.shape), tuple(weight.shape))
     if input.dtype != target.dtype:
-        raise RuntimeError(f"binary_cross_entropy(): Found dtype {target.dtype} but expected {input.dtype}")
-    _check_weight("binary_cross_entropy", "weight", weight, tuple(input.shape))
-    _not_differentiable("binary_cross_entropy", weight=weight)
+        raise ShapeError(f"{op}(): Found dtype {_dt.scalar_type_name(target.dtype)} but expected "
+                         f"{_dt.scalar_type_name(input.dtype)}")
+    if wshape is not None:
+        _in_place_broadcast(op, tuple(input.shape), wshape)
+    _refuse_kernel_dtype(op, input.dtype)
+    _not_differentiable(op, weight=weight)
     _check_probabilities(input)
+    if weight is not None and weight.dtype != input.dtype:  # (PyTorch's kernel reads the weight in the input's dtype)
+        weight = cast(weight, input.dtype)
     if weight is not None and tuple(weight.shape) != tuple(input.shape):
         weight = expand(weight, tuple(input.shape))
     return _binary_cross_entropy(input, target, weight, reduction)
@@ -814,14 +890,54 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     """
     op = "binary_cross_entropy_with_logits"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    check_pair(op, input, target, "{op}(): Target size {target} must be the same as input size {input}")
+    check_tensors(op, input=input, target=target)
     shape = tuple(input.shape)
-    _check_weight(op, "weight", weight, shape)
-    _check_weight(op, "pos_weight", pos_weight, shape)
+    if shape != tuple(target.shape):
+        raise ShapeError(f"{op}(): Target size ({_torch_size(target.shape)}) must be the same as input size "
+                         f"({_torch_size(shape)})")
+    for name, w in (("weight", weight), ("pos_weight", pos_weight)):
+        if w is not None and not isinstance(w, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor or None, but got {type_name(w)}")
+    # PyTorch's composite, in its order: log_sigmoid(input), (pos_weight - 1) * target multiplied into it in
+    # place, (1 - target) * input in place, then the weight multiplied in place; each step's refusal is its own.
+    _refuse_kernel_dtype("log_sigmoid_cpu", input.dtype)
+    if pos_weight is not None:
+        _in_place_broadcast(op, shape, broadcast_shapes(op, tuple(pos_weight.shape), shape, ("pos_weight", "target")))
+    if not target.dtype.is_floating:
+        raise ShapeError(f"{op}(): result type {_dt.scalar_type_name(_dt.promote(input.dtype, target.dtype))} can't "
+                         f"be cast to the desired output type {_dt.scalar_type_name(target.dtype)}")
+    if weight is not None:
+        _in_place_broadcast(op, shape, broadcast_shapes(op, shape, tuple(weight.shape), ("input", "weight")))
     _not_differentiable(op, weight=weight, pos_weight=pos_weight)
     dt = functools.reduce(_dt.promote, [v.dtype for v in (input, target, weight, pos_weight) if v is not None])
     args = [v if v is None or v.dtype is dt else cast(v, dt) for v in (input, target, weight, pos_weight)]
     return _bce_with_logits(*args, reduction=reduction)
+
+
+def _torch_size(shape: Any) -> str:
+    """A shape as PyTorch's messages print it: ``torch.Size([2, 3])``."""
+    return f"torch.Size({list(shape)})"
+
+
+def _refs_broadcast(op: str, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast of ``shapes`` as PyTorch's Python functional computes it (``torch._refs``'
+    ``_broadcast_shapes``, behind ``F.binary_cross_entropy``'s weight), refusing in its words."""
+    common = [1] * builtins.max(len(s) for s in shapes)
+    for arg, shape in enumerate(shapes):
+        for idx in range(-1, -1 - len(shape), -1):
+            if common[idx] == 1:
+                common[idx] = shape[idx]
+            elif shape[idx] != 1 and common[idx] != shape[idx]:
+                raise ShapeError(f"{op}(): Attempting to broadcast a dimension of length {shape[idx]} at {idx}! "
+                                 f"Mismatching argument at index {arg} had {_torch_size(shape)}; but expected shape "
+                                 f"should be broadcastable to {common}")
+    return tuple(common)
+
+
+def _in_place_broadcast(op: str, shape: tuple[int, ...], out: tuple[int, ...]) -> None:
+    """PyTorch's refusal of an in-place op whose broadcast outgrows its ``shape``."""
+    if tuple(out) != tuple(shape):
+        raise ShapeError(f"{op}(): output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
 
 
 def _check_weight(op: str, name: str, w: Any, shape: tuple[int, ...]) -> None:
@@ -859,7 +975,13 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     op = "margin_ranking_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input1=input1, input2=input2, target=target)
-    _broadcast_all(op, input1=input1, input2=input2, target=target)
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise ShapeError(f"{op} : All input tensors should have same dimension but got sizes: input1: "
+                         f"{_torch_size(input1.shape)}, input2: {_torch_size(input2.shape)}, target: "
+                         f"{_torch_size(target.shape)} ")
+    # (PyTorch's -target * (input1 - input2): the difference's refusal first, then the target's as tensor a)
+    diff = broadcast_shapes(op, tuple(input1.shape), tuple(input2.shape), ("input1", "input2"))
+    broadcast_shapes(op, tuple(target.shape), diff, ("target", "input1 - input2"))
     # PyTorch's margin_ranking_loss: (-target * (input1 - input2) + margin).clamp_min_(0), the margin by add.Scalar
     return reduce_loss(_clamp_min0(add_scalar(mul(neg(target), sub(input1, input2)), float(margin))), reduction)
 
@@ -871,7 +993,11 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     op = "hinge_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input=input, target=target)
-    _broadcast_all(op, input=input, target=target)
+    # (PyTorch's where(target != 1, ...): the target is tensor a of a broadcast's refusal)
+    broadcast_shapes(op, tuple(target.shape), tuple(input.shape), ("target", "input"))
+    if reduction == "mean" and not input.dtype.is_floating:  # (the loss keeps the input's dtype, which mean refuses)
+        raise ShapeError(f"{op}(): mean(): could not infer output dtype. Input dtype must be either a floating point "
+                         f"or complex dtype. Got: {_dt.scalar_type_name(input.dtype)}")
     # PyTorch's hinge_embedding_loss: (margin - self).clamp_min_(0), the C++ Scalar - Tensor (SubBackward0)
     hinge = where(ne(target, 1.0), _clamp_min0(number_minus(float(margin), input)), 0.0)
     own = where(ne(target, -1.0), input, 0.0)
@@ -887,7 +1013,8 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     check_tensors(op, input=input, target=target)
     if weight is not None and not isinstance(weight, Tensor):
         raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
-    shape = broadcast_shapes(op, tuple(input.shape), tuple(target.shape), ("input", "target"))
+    # (PyTorch's target * logsigmoid(input): the target is tensor a of a broadcast's refusal)
+    shape = broadcast_shapes(op, tuple(target.shape), tuple(input.shape), ("target", "input"))
     if weight is not None:
         broadcast_shapes(op, shape, tuple(weight.shape), ("loss", "weight"))
     if input.ndim == 0:
@@ -909,9 +1036,14 @@ def _multi_margin_meta(op: str, input: Any, target: Any, weight: Any = None, p: 
                            f"{list(input.shape)}")
     n, c = (input.shape[0] if input.ndim == 2 else 1), (input.shape[-1] if input.ndim else 1)
     if target.ndim > 1 or target.size != n:
-        raise RuntimeError(f"{op}(): inconsistent target size, expected {n} but got {list(target.shape)}")
+        raise RuntimeError(f"{op}: target tensor should be 1-D with size equal to the number of input samples (batch "
+                         f"size). Expected target size [{n}], but got {list(target.shape)}. Input has shape "
+                         f"{list(input.shape)}.")
     if weight is not None and (weight.ndim != 1 or weight.shape[0] != c):
         raise RuntimeError(f"{op}(): inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    _refuse_kernel_dtype("multi_margin_loss_cpu_kernel", input.dtype)
+    if target.dtype != np.int64:
+        raise RuntimeError(f"{op}(): expected scalar type Long but found {_dt.scalar_type_name(target.dtype)}")
     _check_weight_dtype(input, weight)
     return ((n,) if reduction == "none" and input.ndim == 2 else ()), input.dtype
 
@@ -995,6 +1127,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
             raise TypeError(f"{op}(): argument 'weight' must be Tensor or None, but got {type_name(weight)}")
         if weight.ndim != 1:
             raise ValueError(f"{op}(): weight must be one-dimensional")
+    if input.ndim <= 2 and not input.dtype.is_floating:  # (the kernel is looked up before the shapes are checked)
+        _refuse_kernel_dtype("multi_margin_loss_cpu_kernel", input.dtype)
     _not_differentiable(op, weight=weight)
     return _multi_margin_loss(input, target, weight, int(p), float(margin), reduction)
 
@@ -1045,13 +1179,15 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     op = "cosine_embedding_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, input1=input1, input2=input2, target=target)
-    if input1.ndim not in (1, 2) or tuple(input1.shape) != tuple(input2.shape):
-        raise RuntimeError(f"{op}(): expected input1 and input2 of the same shape, (N, D) or (D,), but got "
-                           f"{list(input1.shape)} and {list(input2.shape)}")
-    rows = () if input1.ndim == 1 else (input1.shape[0],)
-    if target.ndim != len(rows) or tuple(target.shape) != rows:
-        raise RuntimeError(f"{op}(): expected a target of shape {list(rows)} (one label per row), but got {list(target.shape)}")
-    dim = input1.ndim - 1
+    if target.ndim > 1:
+        raise ShapeError(f"{op}(): 0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != target.ndim + 1 or input2.ndim != target.ndim + 1:
+        raise ShapeError(f"{op}(): {target.ndim}D target tensor expects {target.ndim + 1}D input tensors, but found "
+                         f"inputs with sizes {list(input1.shape)} and {list(input2.shape)}.")
+    # PyTorch's input1 * input2, then where(target == 1, 1 - cos, 0): each refusal of a broadcast in its order
+    dim = target.ndim
+    rows = broadcast_shapes(op, tuple(input1.shape), tuple(input2.shape), ("input1", "input2"))[:dim]
+    broadcast_shapes(op, tuple(target.shape), rows, ("target", "cos"))
     dot = sum(mul(input1, input2), dim=dim)
     m1 = add_scalar(sum(mul(input1, input1), dim=dim), 1e-12)  # PyTorch's C++: Tensor + Scalar, Scalar - Tensor ...
     m2 = add_scalar(sum(mul(input2, input2), dim=dim), 1e-12)
@@ -1070,9 +1206,10 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     op = "triplet_margin_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
     check_tensors(op, anchor=anchor, positive=positive, negative=negative)
-    if not (anchor.ndim == positive.ndim == negative.ndim) or anchor.ndim not in (1, 2):
-        raise RuntimeError(f"{op}(): The anchor, positive, and negative tensors are expected to have the same number of "
-                           f"dimensions (1 or 2), but got {anchor.ndim}, {positive.ndim} and {negative.ndim}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise ShapeError(f"{op}(): The anchor, positive, and negative tensors are expected to have the same number "
+                         f"of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                         f"{negative.ndim}D inputs")
     _broadcast_all(op, anchor=anchor, positive=positive, negative=negative)
     d_ap = pairwise_distance(anchor, positive, p, eps)
     d_an = pairwise_distance(anchor, negative, p, eps)
@@ -1095,7 +1232,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     NaN there from ``0 * log 0``, as PyTorch's)."""
     op = "poisson_nll_loss"
     reduction = reduction_of(op, size_average, reduce, reduction)
-    check_pair(op, input, target)
+    check_tensors(op, input=input, target=target)
+    # (PyTorch's target * input, or target * log(input + eps): the target is tensor a of a broadcast's refusal)
+    broadcast_shapes(op, tuple(target.shape), tuple(input.shape), ("target", "input"))
     if log_input:
         loss = sub(exp(input), mul(target, input))
     else:
@@ -1116,7 +1255,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Any, full: bool = Fals
     clamped at ``eps`` in place under ``no_grad`` (the gradient passes as if unclamped). Composite, PyTorch's
     Python op for op (``CloneBackward0``, ``LogBackward0``, ``PowBackward0`` ...)."""
     op = "gaussian_nll_loss"
-    reduction = reduction_of(op, None, None, reduction)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{op}(): {reduction} is not valid")
     check_pair(op, input, target)
     shape = tuple(input.shape)
     if isinstance(var, (int, float)) and not isinstance(var, bool):
@@ -1160,17 +1300,31 @@ def cross_entropy_loss(input: Tensor, target: Tensor, weight: Tensor | None = No
         label_smoothing: mixes the target with the uniform distribution over classes.
     """
     if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"cross_entropy(): argument 'reduction' must be 'mean', 'sum' or 'none', but got {reduction!r}")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ShapeError(f"cross_entropy(): label_smoothing must be in [0, 1], but got {label_smoothing}")
-    # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape.
-    probs = isinstance(target, Tensor) and isinstance(input, Tensor) and input.ndim > 0 and target.shape == input.shape
+        raise ValueError(f"cross_entropy(): {reduction} is not a valid value for reduction")
+    for name, v in (("input", input), ("target", target)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"cross_entropy(): argument '{name}' must be Tensor, but got {type(v).__name__}")
+    # PyTorch tells the two target kinds apart by shape: probabilities have the input's shape. Its checks
+    # run in its order (cross_entropy_loss in LossNLL.cpp): the probabilities' target, or label_smoothing,
+    # then log_softmax's of the input, then nll_loss_nd's of the class indices.
+    probs = target.shape == input.shape
     # Every argument is checked before the first op runs (a refused call leaves no node). On a GPU the class
     # indices stay there: checked on the device (never read on the host: that would wait for the device).
-    on_device = isinstance(target, Tensor) and target._device != "cpu"
-    check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=probs, read=not on_device)
+    on_device = target._device != "cpu"
+    if probs:
+        check_class_target("cross_entropy", input, target, weight, ignore_index, probabilities=True)
+    elif label_smoothing > 1.0:
+        raise ShapeError(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if not probs and input.ndim == 0:  # (log_softmax over dim 1 of a 0-d input)
+        raise OutOfRangeError("cross_entropy(): Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    last = input.ndim <= 2
+    _refuse_kernel_dtype("log_softmax_lastdim_kernel_impl" if last else "log_softmax_kernel_impl", input.dtype)
+    if probs and label_smoothing > 1.0:
+        raise ShapeError(f"cross_entropy(): label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if not probs:
+        check_class_target("cross_entropy", input, target, weight, ignore_index, read=not on_device)
         _not_differentiable("nll_loss_forward", weight=weight)
+    label_smoothing = max(label_smoothing, 0.0)  # (PyTorch lets a negative one through: no smoothing)
     class_dim = 0 if input.ndim == 1 else 1
     c = input.shape[class_dim]
     logp = log_softmax(input, dim=class_dim)

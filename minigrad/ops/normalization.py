@@ -66,10 +66,17 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     """
     check_tensor("layer_norm", "input", 0, input)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(input.shape[input.ndim - len(shape):]) != shape or len(shape) > input.ndim:
-        raise ShapeError(
-            f"layer_norm(): normalized_shape {shape} must match the last dims of the input, of shape {tuple(input.shape)}"
-        )
+    # PyTorch's _check_layer_norm_inputs, in its order and words
+    if not shape:
+        raise ShapeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                         f"element, but got normalized_shape = {list(shape)}")
+    for name, v in (("weight", weight), ("bias", bias)):
+        if isinstance(v, Tensor) and tuple(v.shape) != shape:
+            raise ShapeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                             f"{list(v.shape)} and normalized_shape = {list(shape)}")
+    if len(shape) > input.ndim or tuple(input.shape[input.ndim - len(shape):]) != shape:
+        raise ShapeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                         f"[*{''.join(f', {n}' for n in shape)}], but got input of size{list(input.shape)}")
     if weight is None:  # (of the input's dtype: an integer input finds no kernel, as before the op existed)
         weight = _filled(1, shape, input)
     if bias is None:
@@ -477,7 +484,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         if not shape:
             raise IndexError("tuple index out of range")
         if shape[0] * math.prod(shape[2:]) == 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape!r}")
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"torch.Size({list(input.shape)})")
     if input.numel() == 0:  # PyTorch's empty-input path: a copy, times weight[0], plus bias[0]
         out = clone(input)
         if weight is not None:
@@ -731,7 +739,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     check_tensor(op, "input", 0, input)
     shape = tuple(input.shape)
     if use_input_stats and math.prod(shape[2:]) == 1:  # PyTorch's _verify_spatial_size
-        raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape!r}")
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"torch.Size({list(input.shape)})")
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     b, c = shape[:2]

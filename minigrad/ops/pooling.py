@@ -422,22 +422,38 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 # -- max pooling: PyTorch's forms of the max_pool2d op --------------------------------------------
 
 def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple[int, int],
-                     d: tuple[int, int]) -> None:
-    """max_pool2d's argument values (NOTE [ Window arguments are checked first ] in ``_window.py``)."""
+                     d: tuple[int, int], ceil_mode: bool = False) -> None:
+    """max_pool2d's argument values (NOTE [ Window arguments are checked first ] in ``_window.py``), in PyTorch's
+    order and words: the input's rank, each dim's output size (stride, padding against the dilated kernel),
+    then ``pool2d_shape_check``'s kernel, stride, dilation, empty input, padding and output size."""
+    if x.ndim not in (3, 4):
+        raise ShapeError("max_pool2d(): non-empty 3D or 4D (batch mode) tensor expected for input")
+    for kk, ss, pp, dd in zip(k, s, p, d):
+        if ss == 0:
+            raise ShapeError("max_pool2d(): stride should not be zero")
+        if pp < 0:
+            raise ShapeError(f"max_pool2d(): pad must be non-negative, but got pad: {pp}")
+        if pp > int(((kk - 1) * dd + 1) / 2):  # (C++'s division, toward zero)
+            raise ShapeError(f"max_pool2d(): pad should be at most half of effective kernel size, but got pad={pp}, "
+                             f"kernel_size={kk} and dilation={dd}")
     if min(k) <= 0:
-        raise RuntimeError(f"max_pool2d(): argument 'kernel_size' should be greater than zero, but got {k}")
+        raise ShapeError(f"max_pool2d(): kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
     if min(s) <= 0:
-        raise RuntimeError(f"max_pool2d(): argument 'stride' should be greater than zero, but got {s}")
+        raise ShapeError(f"max_pool2d(): stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
     if min(d) <= 0:
-        raise RuntimeError(f"max_pool2d(): argument 'dilation' should be greater than zero, but got {d}")
-    if min(p) < 0:
-        raise RuntimeError(f"max_pool2d(): argument 'padding' must be non-negative, but got {p}")
+        raise ShapeError(f"max_pool2d(): dilation should be greater than zero, but got dilationH: {d[0]} "
+                         f"dilationW: {d[1]}")
+    if 0 in tuple(x.shape)[-3:]:
+        raise ShapeError(f"max_pool2d(): Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for "
+                         f"input, but got:{list(x.shape)}")
     if p[0] > k[0] // 2 or p[1] > k[1] // 2:
-        raise RuntimeError(f"max_pool2d(): padding should be at most half of the kernel size, "
-                           f"got padding {p} for kernel_size {k}")
-    if x.ndim not in (3, 4) or 0 in tuple(x.shape)[-3:]:
-        raise ShapeError(f"max_pool2d(): expected a 3-D or 4-D (batch mode) input with non-zero sizes except the "
-                         f"batch, but got shape {tuple(x.shape)}")
+        raise ShapeError(f"max_pool2d(): pad should be smaller than or equal to half of kernel size, but got padW = "
+                         f"{p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}")
+    c, h, w = tuple(x.shape)[-3:]
+    oh, ow = pool_out_size(h, k[0], s[0], p[0], ceil_mode, d[0]), pool_out_size(w, k[1], s[1], p[1], ceil_mode, d[1])
+    if oh <= 0 or ow <= 0:
+        raise ShapeError(f"max_pool2d(): Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). "
+                         f"Output size is too small")
 
 
 def max_pool2d(*args: Any, **kwargs: Any) -> Any:
@@ -459,12 +475,7 @@ def max_pool2d(*args: Any, **kwargs: Any) -> Any:
     p = int_pair("max_pool2d", "padding", a.get("padding", 0))
     d = int_pair("max_pool2d", "dilation", a.get("dilation", 1))
     ceil_mode, return_indices = bool(a.get("ceil_mode", False)), bool(a.get("return_indices", False))
-    _check_pool_args(x, k, s, p, d)
-    c, h, w = tuple(x.shape)[-3:]
-    oh, ow = pool_out_size(h, k[0], s[0], p[0], ceil_mode, d[0]), pool_out_size(w, k[1], s[1], p[1], ceil_mode, d[1])
-    if oh <= 0 or ow <= 0:
-        raise RuntimeError(f"max_pool2d(): kernel {k} (dilation {d}) is larger than the padded input ({h}, {w}): "
-                           f"given input size ({c}x{h}x{w}), calculated output size ({c}x{oh}x{ow}) is too small")
+    _check_pool_args(x, k, s, p, d, ceil_mode)
     out = _max_pool2d(x, k, s, p, d, ceil_mode)  # batched or not, as PyTorch's
     if return_indices:
         return out, max_pool2d_indices(x, k, s, p, d, ceil_mode)

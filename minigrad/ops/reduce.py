@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from ..errors import OutOfRangeError, warn_at_user_line
+from ..errors import OutOfRangeError, ShapeError, warn_at_user_line
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.cascade_sum import cascade_sum, get_num_threads
@@ -418,6 +418,25 @@ _max_values.def_backward(_picked_backward)
 _min_values.def_backward(_picked_backward)
 
 
+def _refuse_empty(op: str, input: Any, dim: Any) -> None:
+    """PyTorch's refusal of a max/min over no element: of all elements (``dim`` None or ``()``) of an empty tensor,
+    or along a dim of size 0 (checked after the dims are in range, as PyTorch)."""
+    if not isinstance(input, Tensor) or 0 not in input.shape:  # (a non-empty tensor: nothing to refuse here)
+        return
+    if dim is None or (isinstance(dim, (tuple, list)) and not dim):
+        if not input.numel():
+            raise ShapeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                             f"reduction dim with the 'dim' argument.")
+        return
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    if not all(type(d) is int for d in dims):
+        return  # the op's own type errors
+    wrapped = [wrap_dim(op, d, input.ndim) for d in dims]
+    for d in wrapped:
+        if input.ndim and input.shape[d] == 0:
+            raise OutOfRangeError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any, values_op: Any):
     def fn(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Any:
         check_tensor(op, "input", 0, input)
@@ -425,6 +444,7 @@ def _extreme(op: str, reduce_op: Any, arg_op: Any, pair_op: Any, named: Any, val
         if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
             return pair_op(input, dim)
         dim = _dim_alias(op, dim, axis)
+        _refuse_empty(op, input, dim)
         if dim is None or isinstance(dim, (tuple, list)):
             # All dims (PyTorch), or several dims (a minigrad extension): the values only.
             return reduce_op(input, dim=dim, keepdim=keepdim) if dim is not None else reduce_op(input)
@@ -455,7 +475,9 @@ min = _extreme("min", _min_op, argmin, minimum, return_types.min, _min_values)
 
 def amax(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = None, keepdims: Any = None) -> Tensor:
     """The largest values over ``dim`` (an int or a tuple; all dims when ``None``), values only. Composite (``max``)."""
-    return _max_op(input, dim=_all_dims(input, _dim_alias("amax", dim, axis)),
+    dim = _dim_alias("amax", dim, axis)
+    _refuse_empty("amax", input, dim)
+    return _max_op(input, dim=_all_dims(input, dim),
                    keepdim=_keepdim_alias("amax", keepdim, keepdims))
 
 
@@ -464,7 +486,9 @@ def amin(input: Tensor, dim: Any = None, keepdim: bool = False, *, axis: Any = N
 
     Composite (``min``).
     """
-    return _min_op(input, dim=_all_dims(input, _dim_alias("amin", dim, axis)),
+    dim = _dim_alias("amin", dim, axis)
+    _refuse_empty("amin", input, dim)
+    return _min_op(input, dim=_all_dims(input, dim),
                    keepdim=_keepdim_alias("amin", keepdim, keepdims))
 
 

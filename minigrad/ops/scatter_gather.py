@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..devices import check_range
-from ..errors import ShapeError
+from ..errors import OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels.backends import to_numpy
@@ -60,24 +60,36 @@ CPU = Backend.CPU
 
 
 def _check_index(op: str, x: Any, index: Any, dim: int, src: Any = None) -> int:
-    """PyTorch's ``gather_shape_check`` / ``scatter_shape_check``; returns ``dim`` made non-negative."""
-    if index.size and index.dtype not in (np.int64, np.int32):  # int32 indices are accepted, as recent PyTorch does
-        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index, but got {_dt.from_numpy(index.dtype)}")
+    """PyTorch's checks in its order: ``dim`` in range, the index's dtype, ``src``'s dtype, then
+    ``gather_shape_check`` / ``scatter_shape_check``; returns ``dim`` made non-negative. PyTorch names every
+    scatter form ``scatter()`` in its dtype errors."""
     d = wrap_dim(op, dim, x.ndim)
+    name = "gather" if op == "gather" else "scatter"
+    if index.size and index.dtype not in (np.int64, np.int32):  # int32 indices are accepted, as recent PyTorch does
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index (got {_dt.from_numpy(index.dtype)})")
+    if src is not None and src.dtype != x.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype "
+                           f"(got {_dt.from_numpy(x.dtype)} and {_dt.from_numpy(src.dtype)})")
     if index.size == 0:
         return d
     if max(index.ndim, 1) != max(x.ndim, 1):
         raise RuntimeError(f"{op}(): Index tensor must have the same number of dimensions as "
                            f"{'input' if op == 'gather' else 'self'} tensor "
                            f"(index has shape {tuple(index.shape)}, input {tuple(x.shape)})")
-    for k in range(index.ndim):
-        if k != d and index.shape[k] > x.shape[k]:
-            raise RuntimeError(f"{op}(): Size does not match at dimension {k} expected index {list(index.shape)} to be "
-                               f"no larger than self {list(x.shape)} apart from dimension {d}")
-        if src is not None and index.shape[k] > (src.shape[k] if src.ndim else 1):
-            raise RuntimeError(f"{op}(): Expected index {list(index.shape)} to be no larger than src "
-                               f"{list(src.shape)} in dimension {k}")
-    return d
+    sizes = lambda a: tuple(a.shape) if a.ndim else (1,)  # noqa: E731  (PyTorch's ensure_nonempty_size)
+    ix, xs = sizes(index), sizes(x)
+    for k in range(len(ix)):
+        if k != d and ix[k] > xs[k]:
+            if op == "gather":
+                raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
+                                   f"no larger than self {list(x.shape)} apart from dimension {d}")
+            break
+    else:
+        if src is None or all(i <= s for i, s in zip(ix, sizes(src))):
+            return d
+    tail = "" if src is None else f" and to be no larger size than src {list(src.shape)}"
+    raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(x.shape)} apart from "
+                       f"dimension {d}{tail}")
 
 
 def _positions(op: str, x: np.ndarray, index: np.ndarray, d: int) -> tuple[Any, ...]:
@@ -151,9 +163,6 @@ def gather_backward(ctx: Any, grad: Any) -> tuple[Any, None]:
 
 def infer_scatter(op: str, x: Any, index: Any, src: Any, dim: int) -> tuple[tuple[int, ...], Any]:
     """InferMeta: the output has ``x``'s shape and dtype; ``src`` must have the same dtype."""
-    if src.dtype != x.dtype:
-        raise RuntimeError(f"{op}(): Expected self.dtype to be equal to src.dtype "
-                           f"(got {_dt.from_numpy(x.dtype)} and {_dt.from_numpy(src.dtype)})")
     _check_index(op, x, index, dim, src)
     return tuple(x.shape), x.dtype
 
@@ -270,6 +279,12 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     reads the flattened tensor."""
     check_tensor("take_along_dim", "input", 0, input)
     check_tensor("take_along_dim", "indices", 1, indices)
+    if indices.dtype is not _dt.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{scalar_type_name(indices.dtype)}")
+    if dim is not None and input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
     if dim is None:
         input, indices, d = input.reshape(-1), indices.reshape(-1), 0
     else:
@@ -479,7 +494,12 @@ def _index_along(op: str, input: Tensor, dim: Any, index: Any) -> tuple[int, Any
     """``dim`` made non-negative and ``index`` as a flat int64 array, checked as PyTorch checks them."""
     check_tensor(op, "input", 0, input)
     check_tensor(op, "index", 2, index)
-    d = wrap_dim(op, check_int(op, "dim", 1, dim), input.ndim)
+    dim = check_int(op, "dim", 1, dim)
+    if op == "index_fill" and index.dtype is not _dt.int64:  # (PyTorch checks the dtype before the dim)
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    d = wrap_dim(op, dim, input.ndim)
+    if index.ndim > 1 and op == "index_fill":
+        raise RuntimeError("Index has to be a vector/scalar")
     if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
         raise IndexError(f"{op}(): Index is supposed to be a vector (1-D int64 tensor), but got {index.dtype} "
                          f"of shape {tuple(index.shape)}")
@@ -638,20 +658,33 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     check_tensor("index_add", "input", 0, input)
     check_tensor("index_add", "index", 2, index)
     check_tensor("index_add", "source", 3, source)
-    d = wrap_dim("index_add", check_int("index_add", "dim", 1, dim), input.ndim)
-    if index.ndim > 1 or index.dtype not in (_dt.int64, _dt.int32):
-        raise IndexError(f"index_add(): index must be a 1-D int64 tensor, but got {index.dtype} of shape {tuple(index.shape)}")
+    dim = check_int("index_add", "dim", 1, dim)
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
         raise TypeError(f"index_add(): argument 'alpha' must be a number, but got {type_name(alpha)}")
-    size = input.shape[d] if input.ndim else 1
-    n = index.numel()
-    expected = tuple(input.shape[:d]) + (n,) + tuple(input.shape[d + 1:]) if input.ndim else (n,)
-    if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
-        raise RuntimeError(f"index_add(): source has shape {tuple(source.shape)}, expected {expected} "
-                           f"(input's shape with index's length along dim {d})")
+    d = wrap_dim("index_add", dim, input.ndim)
+    if index.ndim > 1:  # PyTorch's index_func_meta_impl, in its order and words
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{scalar_type_name(index.dtype.np)} and size: {list(index.shape)}")
+    if index.dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{scalar_type_name(index.dtype.np)}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_add_(): self ({scalar_type_name(input.dtype.np)}) and source "
                            f"({scalar_type_name(source.dtype.np)}) must have the same scalar type")
+    if d != 0 and d >= source.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor with dim "
+                           f"{source.ndim}")
+    n = index.numel()
+    if n != (source.shape[d] if source.ndim else 1):
+        if not source.ndim:
+            raise OutOfRangeError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({source.shape[d]}), for dim: {d}")
+    if tuple(source.shape) != (tuple(input.shape[:d]) + (n,) + tuple(input.shape[d + 1:]) if input.ndim else (n,)) \
+            and not (input.ndim == 0 and source.ndim == 0):
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}")
+    size = input.shape[d] if input.ndim else 1
     idx = _range_checked("index_add", index, d, size)
     return index_add_op(input, source, index=idx, dim=d, alpha=alpha)
 
@@ -666,11 +699,11 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         >>> mg.index_fill(mg.ones(2, 3), 1, mg.tensor([0, 2]), 0.0).tolist()
         [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]
     """
+    if isinstance(value, Tensor) and value.ndim != 0:  # (PyTorch checks the value first)
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
     d, idx = _index_along("index_fill", input, dim, index)
     if isinstance(value, Tensor):
-        if value.ndim != 0:
-            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                               f"{value.ndim} dimension(s).")
         return index_fill_tensor_op(input, value, index=idx, dim=d)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"index_fill(): argument 'value' (position 3) must be Number or Tensor, "
@@ -690,17 +723,40 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         >>> mg.index_copy(mg.zeros(3), 0, mg.tensor([2, 0]), mg.tensor([5.0, 7.0])).tolist()
         [7.0, 0.0, 5.0]
     """
-    d, idx = _index_along("index_copy", input, dim, index)
+    check_tensor("index_copy", "input", 0, input)
+    check_tensor("index_copy", "index", 2, index)
     check_tensor("index_copy", "source", 3, source)
-    expected = tuple(input.shape[:d]) + (idx.size,) + tuple(input.shape[d + 1:]) if input.ndim else (idx.size,)
-    if tuple(source.shape) != expected and not (input.ndim == 0 and source.ndim == 0):
-        raise IndexError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
-                           f"slice shape: {tuple(input.shape)} with index along {d}, source shape "
-                           f"{tuple(source.shape)}, expected {expected}")
+    _index_copy_checks(input, wrap_dim("index_copy", check_int("index_copy", "dim", 1, dim), input.ndim), index,
+                       source)
+    d, idx = _index_along("index_copy", input, dim, index)
+    return index_copy_op(input, source, index=idx, dim=d)
+
+
+def _index_copy_checks(input: Tensor, d: int, index: Tensor, source: Tensor) -> None:
+    """PyTorch's ``index_copy`` checks in its words and order: the index's rank, a scalar source's one index,
+    the ranks, the index's dtype, the dtypes, the slice shapes, the number of indices."""
+    n = index.numel()
+    if index.ndim >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if source.ndim == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source.ndim != input.ndim and source.ndim and input.ndim:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    if index.dtype is not _dt.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {scalar_type_name(index.dtype.np)}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
-                           f"{input.dtype} and (source) {source.dtype}")
-    return index_copy_op(input, source, index=idx, dim=d)
+                           f"{scalar_type_name(input.dtype.np)} and (source) {scalar_type_name(source.dtype.np)}")
+    mine = list(input.shape[:d] + input.shape[d + 1:])
+    theirs = list(source.shape[:d] + source.shape[d + 1:])
+    if mine != theirs:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, mine))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, theirs))} at dimension 0.")
+    if source.ndim and n != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
 
 
 # -- index_reduce: slices reduced into the slices index picks, one op (IndexReduceBackward0) ----------------------

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import IndexTypeError, OutOfRangeError, ShapeError
-from ..dtypes import ALL_DTYPES, bool_ as _BOOL
+from ..dtypes import ALL_DTYPES, bool_ as _BOOL, scalar_type_name
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -24,7 +24,7 @@ from ..kernels.array_kernels import nonzero_positions
 from ..kernels.backends import to_numpy
 from ..size import Size
 from ..tensor import Tensor
-from ._checks import check_dims, check_int, check_shape, check_tensor
+from ._checks import check_dims, check_int, check_shape, check_tensor, wrap_dim
 from .registry import OPS, Attr, Input, call_with_out, defop, type_name
 
 __all__ = ["reshape", "view", "unsafe_view", "transpose", "permute", "expand", "squeeze", "unsqueeze", "concat", "stack", "getitem", "getitem_grad", "flatten"]
@@ -53,11 +53,37 @@ def reshape_cpu(x, shape):
     return _owned(x.reshape(shape), x)
 
 
+def _reshape_meta(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    """The shared rule (``im.reshape``); where it refuses, PyTorch's words for the refusal (``_reshape_refusal``).
+    The checks in PyTorch's order run only then: a reshape or a view is on every step's hot path."""
+    try:
+        return im.reshape(op, x, shape)
+    except ShapeError:
+        _reshape_refusal(x, shape)
+        raise
+
+
+def _reshape_refusal(x: Any, shape: tuple[int, ...]) -> None:
+    """PyTorch's ``infer_size`` checks in its words and order (a second ``-1``, a size below ``-1``, the
+    ambiguous ``-1`` beside a 0 in a shape for 0 elements); returns if none fails."""
+    inferred = False
+    for i, s in enumerate(shape):
+        if s == -1:
+            if inferred:
+                raise ShapeError("only one dimension can be inferred")
+            inferred = True
+        elif s < 0:
+            raise ShapeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    if inferred and 0 in shape and math.prod(x.shape) == 0:
+        raise ShapeError(f"cannot reshape tensor of 0 elements into shape {list(shape)} because the unspecified "
+                         f"dimension size -1 can be any value and is ambiguous")
+
+
 reshape = defop(
     "reshape",
     inputs=("x",),
     attrs=(Attr("shape", check=check_shape),),
-    infer_meta=im.reshape,
+    infer_meta=_reshape_meta,
     view=True,
 )
 
@@ -78,7 +104,7 @@ def _reshape_decomposition(inputs: list[Any], attrs: dict[str, Any]) -> Any:
     if flags is None or flags.c_contiguous:
         return None  # the common call: a view
     try:
-        shape = im.reshape("reshape", x._data, attrs["shape"])[0]
+        shape = _reshape_meta("reshape", x._data, attrs["shape"])[0]
     except ShapeError:
         return None  # refused by the op itself, in its own layers
     if viewable(x._data, shape):
@@ -91,7 +117,7 @@ def view_cpu(x, shape):
     return _owned(x.reshape(shape), x)
 
 
-view = defop("view", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.reshape, view=True,
+view = defop("view", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=_reshape_meta, view=True,
              doc="the same elements seen with another shape, sharing storage (``Tensor.view``; refused, before "
                  "the op, where the layout needs a copy)")
 
@@ -106,7 +132,7 @@ def unsafe_view_cpu(x, shape):
     return x.reshape(shape)
 
 
-unsafe_view = defop("unsafe_view", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.reshape,
+unsafe_view = defop("unsafe_view", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=_reshape_meta,
                     out=False, doc="PyTorch's ``_unsafe_view``: a row-major tensor seen with another shape, the "
                                    "result no view for autograd (``reshape``'s copy, ``matmul``'s folded result)")
 
@@ -135,7 +161,30 @@ def permute_cpu(x, dims):
     return np.transpose(x, dims)
 
 
-permute = defop("permute", inputs=("x",), attrs=(Attr("dims", check=check_shape),), infer_meta=im.permute, view=True,
+def _permute_meta(op: str, x: Any, dims: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    """The shared rule (``im.permute``); where it refuses, PyTorch's checks in its words and order: the number
+    of dims, then each dim in range and not seen before (only then: a permute is on the hot path)."""
+    try:
+        return im.permute(op, x, dims)
+    except (ShapeError, OutOfRangeError):
+        _permute_refusal(op, x, dims)
+        raise
+
+
+def _permute_refusal(op: str, x: Any, dims: tuple[int, ...]) -> None:
+    if len(dims) != x.ndim:
+        raise ShapeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of "
+                         f"the desired ordering of dimensions i.e. input.dim() = {x.ndim} is not equal to "
+                         f"len(dims) = {len(dims)}")
+    seen = set()
+    for d in dims:
+        d = wrap_dim(op, d, x.ndim)
+        if d in seen:
+            raise ShapeError("permute(): duplicate dims are not allowed.")
+        seen.add(d)
+
+
+permute = defop("permute", inputs=("x",), attrs=(Attr("dims", check=check_shape),), infer_meta=_permute_meta, view=True,
                 doc="reorder dimensions")
 
 
@@ -157,7 +206,47 @@ def expand_cpu(x, shape):
     return np.lib.stride_tricks.as_strided(x, shape, strides)
 
 
-expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=im.expand, view=True,
+def _expand_meta(op: str, x: Any, shape: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
+    """The shared rule (``im.expand``) for sizes of at least -1; where it refuses, or a size is below -1,
+    PyTorch's checks in its words and order (``_expand_refusal``; only then: an expand is on the hot path)."""
+    if shape and min(shape) < -1:
+        _expand_refusal(x, shape)
+    try:
+        return im.expand(op, x, shape)
+    except ShapeError:
+        _expand_refusal(x, shape)
+        raise
+
+
+def _expand_refusal(x: Any, shape: tuple[int, ...]) -> None:
+    """PyTorch's ``infer_expand_geometry`` in its words and order: the number of sizes, then each size from the
+    last dim (a new leading dim takes no negative size; an existing one keeps its size for -1, or matches, or
+    is 1); a size below -1 for a dim of size 1 passes there and fails PyTorch's count of elements."""
+    if len(shape) < x.ndim:
+        kind = f"torch.{'cuda.' if device_of_array(x) != 'cpu' else ''}{scalar_type_name(x.dtype)}Tensor"
+        raise ShapeError(f"expand({kind}{{{list(x.shape)}}}, size={list(shape)}): the number of sizes provided "
+                         f"({len(shape)}) must be greater or equal to the number of dimensions in the tensor "
+                         f"({x.ndim})")
+    lead = len(shape) - x.ndim
+    negative = False
+    for i in range(len(shape) - 1, -1, -1):
+        s = shape[i]
+        if i < lead:
+            if s < 0:
+                raise ShapeError(f"The expanded size of the tensor ({s}) isn't allowed in a leading, non-existing "
+                                 f"dimension {i}")
+            continue
+        have = x.shape[i - lead]
+        if s != -1 and have != s and have != 1:
+            raise ShapeError(f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
+                             f"non-singleton dimension {i}.  Target sizes: {list(shape)}.  Tensor sizes: "
+                             f"{list(x.shape)}")
+        negative = negative or s < -1
+    if negative:
+        raise ShapeError("numel: integer multiplication overflow")
+
+
+expand = defop("expand", inputs=("x",), attrs=(Attr("shape", check=check_shape),), infer_meta=_expand_meta, view=True,
                doc="broadcast size-1 dimensions to a larger shape (no copy)")
 
 
@@ -219,7 +308,7 @@ def concat_cpu(xs, dim=0):
     return concat_arrays(np, xs, dim)
 
 
-concat = defop("concat", inputs=(Input("xs", is_list=True, empty=(ValueError, "concat(): expected a non-empty list of Tensors")),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
+concat = defop("concat", inputs=(Input("xs", is_list=True, empty=(ValueError, "torch.cat(): expected a non-empty list of Tensors")),), attrs=(Attr("dim", 0, check_int),), infer_meta=im.concat,
                transform_dtype=True, layout="cat_memory_format", doc="join tensors along an existing dimension")
 
 
@@ -262,14 +351,12 @@ def flatten(x: Any, start_dim: int = 0, end_dim: int = -1) -> Any:
     start_dim = check_int("flatten", "start_dim", 1, start_dim)
     end_dim = check_int("flatten", "end_dim", 2, end_dim)
     nd = x.ndim
-    for name, d in (("start_dim", start_dim), ("end_dim", end_dim)):
-        if not -max(nd, 1) <= d < max(nd, 1):
-            raise OutOfRangeError(f"flatten(): argument '{name}' is out of range (expected to be in range of "
-                             f"[{-max(nd, 1)}, {max(nd, 1) - 1}], but got {d})")
+    wrap_dim("flatten", start_dim, nd)
+    wrap_dim("flatten", end_dim, nd)
     if nd == 0:
         return reshape(x, (1,))
     if start_dim % nd > end_dim % nd:
-        raise ShapeError("flatten(): start_dim cannot come after end_dim")
+        raise ShapeError("flatten() has invalid args: start_dim cannot come after end_dim")
     s, e = start_dim % max(nd, 1), end_dim % max(nd, 1)
     merged = 1  # the merged size spelled out, not -1: a zero-size tensor leaves -1 ambiguous
     for size in x.shape[s : e + 1]:
@@ -471,6 +558,11 @@ def _getitem_meta(op: str, x: Any, index: Any) -> Any:
     try:
         return index_region(x.shape, index), x.dtype
     except IndexError as exc:
+        if x.ndim == 0 and len(index) == 1 and isinstance(index[0], int) and not isinstance(index[0], bool):
+            raise OutOfRangeError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number") from None
+        if x.ndim == 0 and len(index) == 1 and isinstance(index[0], slice):
+            raise OutOfRangeError("slice() cannot be applied to a 0-dim tensor.") from None
         raise OutOfRangeError(_index_error_words(str(exc), x.ndim)) from None
 
 
@@ -1032,7 +1124,7 @@ def t(input: Tensor) -> Tensor:
     values (a tensor of its own, with a grad node, as PyTorch's: never ``input`` itself)."""
     check_tensor("t", "input", 0, input)
     if input.ndim > 2:
-        raise ShapeError(f"t(): expects a tensor with <= 2 dimensions, but got {input.ndim}; use transpose() or .mT")
+        raise ShapeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return t_op(input)
 
 

@@ -304,6 +304,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     check_bool("kthvalue", "keepdim", 3, keepdim)
     d = wrap_dim("kthvalue", dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
+    if size == 0:
+        raise OutOfRangeError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d} (k={k}, size {size})")
     return return_types.kthvalue(*_kth(kthvalue_values, input, kthvalue_indices_op(input, k, d), d, keepdim))
