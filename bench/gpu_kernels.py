@@ -406,9 +406,9 @@ NANOGPT_SIZES = [("nanoGPT-style 2x64, dropout 0.1, batch 16x64, AdamW", (2, 64,
                  ("nanoGPT-style 6x384, 6 heads, dropout 0.2, batch 64x256, AdamW", (6, 384, 6, 64, 256, 0.2))]
 
 
-def nanogpt_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
-    """One step of ``examples/gpt.py``'s nanoGPT-style model as its training loop writes it: dropout masks
-    drawn on the device, causal SDPA, positions made on the device, clipping, AdamW with weight-decay groups."""
+def _nanogpt(F: Any, dev: str, size: tuple[Any, ...]) -> tuple[Any, Any, Any, Any]:
+    """``examples/gpt.py``'s model of ``size`` (layers, width, heads, batch, block, dropout) on ``dev``, its
+    AdamW with weight-decay groups, and a batch of inputs and targets made there."""
     n_layer, n_embd, n_head, batch, block, dropout = size
     F.manual_seed(0)
     ex = _example("gpt", F)
@@ -416,6 +416,13 @@ def nanogpt_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
                                 n_embd=n_embd, dropout=dropout)).to(dev)
     opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
     x, y = (F.randint(0, GPT_VOCAB, (batch, block), device=dev) for _ in range(2))
+    return model, opt, x, y
+
+
+def nanogpt_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
+    """One step of ``examples/gpt.py``'s nanoGPT-style model as its training loop writes it: dropout masks
+    drawn on the device, causal SDPA, positions made on the device, clipping, AdamW with weight-decay groups."""
+    model, opt, x, y = _nanogpt(F, dev, size)
 
     def step() -> Any:
         _, loss = model(x, y)
@@ -437,14 +444,8 @@ def nanogpt_amp_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], An
     """``nanogpt_step``'s model under mixed precision, as nanoGPT's loop writes it: the forward in
     ``autocast(dtype=float16)``, ``scaler.scale(loss).backward()``, ``unscale_`` before clipping, then
     ``scaler.step`` (one read of the inf flag on the host: one sync a step, in PyTorch too) and ``update``."""
-    n_layer, n_embd, n_head, batch, block, dropout = size
-    F.manual_seed(0)
-    ex = _example("gpt", F)
-    model = ex.GPT(ex.GPTConfig(block_size=block, vocab_size=GPT_VOCAB, n_layer=n_layer, n_head=n_head,
-                                n_embd=n_embd, dropout=dropout)).to(dev)
-    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
+    model, opt, x, y = _nanogpt(F, dev, size)
     scaler = F.amp.GradScaler("cuda")
-    x, y = (F.randint(0, GPT_VOCAB, (batch, block), device=dev) for _ in range(2))
 
     def step() -> Any:
         with F.autocast(device_type="cuda", dtype=F.float16):

@@ -24,6 +24,7 @@ from . import dtypes as _dt
 from . import ops
 from .autograd.grad_mode import GRAD_MODE
 from .dispatch.dygraph import run_inplace, run_inplace_view
+from .errors import ShapeError
 from .kernels.infer_meta import scalar_type_name
 from .tensor import Tensor, storage_array
 from .ops.indexing import as_strided_args, fitted_shape, put_values, refuse_overlap
@@ -68,8 +69,10 @@ def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool
         return False
     region = np.broadcast_to(np.empty((), dtype=bool), self.shape)[idx].shape
     v = value if isinstance(value, Tensor) else Tensor._scalar(value, self._dtype, self._device)
-    vshape = fitted_shape(tuple(v.shape), region, f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast "
-                                                   f"to the indexed region of shape {tuple(region)}")
+    try:
+        vshape = fitted_shape(tuple(v.shape), region)
+    except ShapeError:
+        raise ShapeError(_expand_refusal_words(v, region)) from None
     meta = self._meta
     if GRAD_MODE.enabled and meta is not None and meta.grad_node is None:
         raise RuntimeError("setitem(): a view of a leaf Variable that requires grad is being used in an in-place "
@@ -78,6 +81,25 @@ def setitem_through_view(self: Tensor, idx: tuple[Any, ...], value: Any) -> bool
         v = ops.reshape(v, vshape)
     _copy_into(ops.getitem(self, idx), v, "setitem")
     return True
+
+
+def _expand_refusal_words(v: Tensor, region: tuple[int, ...]) -> str:
+    """PyTorch's words where ``x[idx] = v`` fails: it expands ``v`` without its leading size-1 dims to the
+    indexed region's shape, and ``expand`` refuses (checking from the last dim)."""
+    have = list(v.shape)
+    while have and have[0] == 1:
+        have.pop(0)
+    target = list(region)
+    if len(have) > len(target):
+        kind = f"torch.{'' if v.device == 'cpu' else 'cuda.'}{scalar_type_name(v.dtype)}Tensor"
+        return (f"expand({kind}{{{have}}}, size={target}): the number of sizes provided ({len(target)}) must be "
+                f"greater or equal to the number of dimensions in the tensor ({len(have)})")
+    lead = len(target) - len(have)
+    for k in range(len(have) - 1, -1, -1):
+        if have[k] != 1 and have[k] != target[lead + k]:
+            return (f"The expanded size of the tensor ({target[lead + k]}) must match the existing size ({have[k]}) "
+                    f"at non-singleton dimension {lead + k}.  Target sizes: {target}.  Tensor sizes: {have}")
+    return f"setitem(): value of shape {tuple(v.shape)} cannot be broadcast to the indexed region of shape {region}"
 
 
 def index_put_through_view(self: Tensor, split: tuple[tuple[Any, ...], tuple[Any, ...]], value: Any,

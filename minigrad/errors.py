@@ -18,7 +18,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["ShapeError", "OutOfRangeError", "IndexTypeError", "LinAlgError", "GradientTypeError"]
+__all__ = ["ShapeError", "OutOfRangeError", "IndexTypeError", "LinAlgError", "GradientTypeError", "ArgumentTypeError"]
 
 
 class ShapeError(RuntimeError, ValueError):
@@ -32,6 +32,11 @@ class OutOfRangeError(IndexError, ValueError):
 class GradientTypeError(RuntimeError, TypeError):
     """A custom Function's backward returned something that is not a gradient (a number, a list): PyTorch's
     ``RuntimeError`` (and a ``TypeError``, which minigrad raised before)."""
+
+
+class ArgumentTypeError(RuntimeError, TypeError):
+    """An argument of a type or dtype an op refuses where PyTorch raises ``RuntimeError`` (a float index to
+    ``embedding``, a pooling window of the wrong length); a ``TypeError`` too, which minigrad raised before."""
 
 
 class LinAlgError(RuntimeError):

@@ -68,7 +68,8 @@ ATTRIBUTE_TYPE_ERRORS = [
     (lambda: mg.clip(o(2), "a"), r"^clip\(\): argument 'min' \(position 1\) must be a number or None, but got str"),
     (lambda: mg.cast(o(2), "float8"), r"^cast\(\): argument 'dtype' \(position 1\)"),
     (lambda: mg.conv2d(o(1, 1, 3, 3), o(1, 1, 2, 2), stride="a"), r"^conv2d\(\): argument 'stride' \(position 3\)"),
-    (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, stride=[1, 2, 3]), r"^max_pool2d\(\): argument 'stride' \(position 2\)"),
+    (lambda: mg.max_pool2d(o(1, 1, 4, 4), 2, stride=[1, 2, 3]),
+     r"^max_pool2d: stride must either be omitted, a single int, or a tuple of two ints$"),  # (PyTorch's words)
     (lambda: mg.max_pool2d(o(1, 1, 4, 4), (True, 2)), r"^max_pool2d\(\): argument 'kernel_size' .* but got \(True, 2\)"),
     (lambda: mg.concat([o(2), "a"]), r"^concat\(\): argument 'xs' \(position 0\) must be a list of Tensors, but element 1 is str"),
     (lambda: mg.concat(o(2)), r"^concat\(\): argument 'xs' \(position 0\) must be a list or tuple of Tensors, but got Tensor"),
@@ -197,7 +198,8 @@ INFER_META_ERRORS = {
     "add-shapes": (lambda: o(2, 3) + o(4), None, r"^The size of tensor a \(3\) must match the size of tensor b \(4\) at "
                    r"non-singleton dimension 1$"),
     "pow-int-negative": (lambda: mg.tensor([2]) ** -1, "pow", "negative"),
-    "setitem-shape": (lambda: o(2, 2).__setitem__(0, o(3)), "setitem", r"\(3,\).*\(2,\)"),
+    "setitem-shape": (lambda: o(2, 2).__setitem__(0, o(3)), None, r"^The expanded size of the tensor \(2\) must match "
+                      r"the existing size \(3\) at non-singleton dimension 0\.  Target sizes: \[2\]\.  Tensor sizes: \[3\]$"),
     "setitem-index": (lambda: o(2, 2).__setitem__(5, 1.0), "setitem", "out of bounds"),
 }
 

@@ -488,7 +488,7 @@ def test_setitem_gradients_reach_the_value_and_the_kept_elements() -> None:
 
 def test_setitem_errors_leave_the_tensor_unchanged() -> None:
     x = mg.zeros(2, 2)
-    with pytest.raises(ValueError, match=r"^setitem\(\): value of shape \(3,\) cannot be broadcast .* \(2,\)"):
+    with pytest.raises(ValueError, match=r"^The expanded size of the tensor \(2\) must match the existing size \(3\)"):
         x[0] = mg.tensor([1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match=r"^setitem\(\): index is invalid"):
         x[5] = 1.0

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._checks import check_pair
+from ..errors import ArgumentTypeError, ShapeError
+from ._checks import _is_int, check_pair
 
 #: ``conv2d``'s and ``max_pool2d``'s arguments in PyTorch's order (a name's index is its position in errors).
 CONV_ARGS = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
@@ -43,6 +44,35 @@ def bind_args(op: str, names: tuple[str, ...], args: tuple[Any, ...], kwargs: di
     return out
 
 
+#: PyTorch's words for a pooling window argument of the wrong length (``max_pool2d``'s meta function)
+_PAIR_WORDS = {"kernel_size": "must either be a single int", "stride": "must either be omitted, a single int",
+               "padding": "must either be a single int", "dilation": "must be either a single int"}
+
+
 def int_pair(op: str, name: str, v: Any) -> tuple[int, int]:
-    """An int or a pair of ints as ``(h, w)``; ``TypeError`` naming ``op``'s argument otherwise (``check_pair``)."""
-    return check_pair(op, name, (CONV_ARGS if op == "conv2d" else POOL_ARGS).index(name), v)
+    """An int or a pair of ints as ``(h, w)``; ``TypeError`` naming ``op``'s argument otherwise (``check_pair``).
+    A pooling op also takes one int in a tuple, as PyTorch's, and refuses another length in PyTorch's words
+    (checked only once ``check_pair`` has refused: the common call costs nothing more)."""
+    try:
+        return check_pair(op, name, (CONV_ARGS if op == "conv2d" else POOL_ARGS).index(name), v)
+    except TypeError:
+        if op == "conv2d" or not isinstance(v, (tuple, list)) or not all(_is_int(d) for d in v):
+            raise
+    if len(v) == 1:
+        return (int(v[0]), int(v[0]))
+    raise ArgumentTypeError(f"{op}: {name} {_PAIR_WORDS[name]}, or a tuple of two ints") from None
+
+
+def check_window_dims(prefix: str, k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ...],
+                      d: tuple[int, ...]) -> None:
+    """PyTorch's ``pooling_output_shape`` checks of each dim's window, in its words and order: a zero stride, a
+    negative padding, a padding past half the dilated kernel (``prefix``: the op's name where PyTorch's words
+    carry it, as ``max_pool2d(): ``)."""
+    for kk, ss, pp, dd in zip(k, s, p, d):
+        if ss == 0:
+            raise ShapeError(f"{prefix}stride should not be zero")
+        if pp < 0:
+            raise ShapeError(f"{prefix}pad must be non-negative, but got pad: {pp}")
+        if pp > int(((kk - 1) * dd + 1) / 2):  # (C++'s division, toward zero)
+            raise ShapeError(f"{prefix}pad should be at most half of effective kernel size, but got pad={pp}, "
+                             f"kernel_size={kk} and dilation={dd}")

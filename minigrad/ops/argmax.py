@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import OutOfRangeError, ShapeError
+from ..errors import OutOfRangeError
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
-from ._checks import check_bool
+from ._checks import check_bool, wrap_dim
 from .registry import Attr, defop, type_name
 
 __all__ = ["argmax", "argmin"]
@@ -37,15 +37,12 @@ def infer_arg_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False) ->
     if x.dtype == np.bool_:
         raise RuntimeError(f"{op}(): does not support bool input")
     if x.size == 0 and dim is None:
-        raise ShapeError(f"{op}(): expected a non-empty tensor, but got shape {tuple(x.shape)}")
+        raise OutOfRangeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
     if dim is None:
         return ((1,) * x.ndim if keepdim else ()), np.dtype(np.int64)
-    nd = max(x.ndim, 1)
-    if not -nd <= dim < nd:
-        raise OutOfRangeError(f"{op}(): dim {dim} is out of range for a tensor with {x.ndim} dimensions")
-    d = dim % nd
+    d = wrap_dim(op, dim, x.ndim)
     if x.size == 0 and x.shape[d] == 0:  # an empty tensor reduces over a dim that has elements (PyTorch)
-        raise ValueError(f"{op}(): expected reduction dim {dim} to have non-zero size, but got shape {tuple(x.shape)}")
+        raise OutOfRangeError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
     if x.ndim == 0:
         return (), np.dtype(np.int64)
     shape = tuple(1 if i == d else s for i, s in enumerate(x.shape)) if keepdim else tuple(

@@ -33,7 +33,7 @@ from ._checks import check_int, check_shape, check_tensor, wrap_dim
 from ._constants import constant
 from .indexing import masked_select
 from .registry import Input, defop, type_name
-from .repeat import meshgrid
+from .repeat import meshgrid, tuple_of_ints_error
 from .shape import concat, permute, reshape, stack, transpose, unsqueeze, view
 
 __all__ = ["movedim", "moveaxis", "swapaxes", "swapdims", "unflatten", "ravel", "atleast_1d", "atleast_2d",
@@ -51,13 +51,16 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):
-        raise RuntimeError(f"movedim(): Invalid source or destination dims: source ({list(src)} dims) should "
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
                            f"contain the same number of dims as destination ({list(dst)} dims)")
     n = input.ndim
+    given_src, given_dst = src, dst
     src = tuple(_axis("movedim", d, n) for d in src)
     dst = tuple(_axis("movedim", d, n) for d in dst)
-    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise RuntimeError(f"movedim(): repeated dim in source {list(src)} or destination {list(dst)}")
+    if len(set(src)) != len(src):  # (the dims as given, in PyTorch's words)
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(given_src)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(given_dst)})")
     if n == 0:
         return input
     order: list[int | None] = [None] * n
@@ -98,23 +101,40 @@ def adjoint(input: Tensor) -> Tensor:
     return transpose(input, -2, -1)
 
 
+def _unflatten_error(message: str) -> RuntimeError:
+    """PyTorch's ``unflatten`` wraps an error of its size inference so (its C++ trace left out)."""
+    return RuntimeError(f"unflatten got an unexpected error:\n{message}")
+
+
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dim ``dim`` into ``sizes`` (one entry may be -1) (``torch.unflatten``; a ``view``, which splitting
     one dim always allows: ``ViewBackward0`` whatever the layout, as in PyTorch)."""
     check_tensor("unflatten", "input", 0, input)
-    if input.ndim == 0:
-        raise RuntimeError("unflatten(): cannot be applied to a 0-dim tensor")
-    d = _axis("unflatten", dim, input.ndim)
-    sizes = check_shape("unflatten", "sizes", 2, sizes)
+    try:
+        sizes = check_shape("unflatten", "sizes", 2, sizes)
+    except TypeError:
+        raise tuple_of_ints_error("unflatten", "sizes", 2, sizes) from None
     if not sizes:
-        raise RuntimeError("unflatten(): sizes must be non-empty")
-    known = 1
-    for s in sizes:
-        known *= s if s != -1 else 1
-    if sizes.count(-1) > 1 or (-1 not in sizes and known != input.shape[d]) or (
-            -1 in sizes and (known == 0 or input.shape[d] % known)):
-        raise RuntimeError(f"unflatten(): Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
-                           f"({input.shape[d]}) in the input tensor")
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = _axis("unflatten", dim, input.ndim)
+    if input.ndim == 0:
+        raise _unflatten_error(f"Dimension specified as {d} but tensor has no dimensions")
+    n, known, inferred = input.shape[d], 1, False
+    for i, s in enumerate(sizes):  # PyTorch's infer_size, in its order
+        if s == -1:
+            if inferred:
+                raise _unflatten_error("only one dimension can be inferred")
+            inferred = True
+        elif s >= 0:
+            known *= s
+        else:
+            raise _unflatten_error(f"invalid shape dimension {s} at index {i} of shape {list(sizes)}")
+    if n == 0 and inferred and known == 0:
+        raise _unflatten_error(f"cannot reshape tensor of 0 elements into shape {list(sizes)} because the "
+                               f"unspecified dimension size -1 can be any value and is ambiguous")
+    if (inferred and (known == 0 or n % known)) or (not inferred and known != n):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+                           f"({n}) in the input tensor")
     sizes = tuple(input.shape[d] // known if s == -1 else s for s in sizes)
     return view(input, tuple(input.shape[:d]) + sizes + tuple(input.shape[d + 1:]))
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..errors import OutOfRangeError, ShapeError
+from ..errors import ArgumentTypeError, OutOfRangeError, ShapeError
 from .. import dtypes as _dt
 from ..devices import check_range, mixed_devices_error
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, scalar_type_name
@@ -42,11 +42,6 @@ from .registry import Attr, Input, defop
 from .shape import add_rows
 
 
-class IndexDtypeError(RuntimeError, TypeError):
-    """Indices of a dtype ``one_hot`` or ``embedding`` does not take: PyTorch's ``RuntimeError`` (and a
-    ``TypeError``, which minigrad raised before)."""
-
-
 CPU = Backend.CPU
 
 __all__: list[str] = []  # F only (torch.nn.functional.embedding / one_hot)
@@ -60,7 +55,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}")
     if tensor.dtype is not _dt.int64:
-        raise IndexDtypeError("one_hot is only applicable to index tensor of type LongTensor.")
+        raise ArgumentTypeError("one_hot is only applicable to index tensor of type LongTensor.")
     idx = to_numpy(tensor._data).astype(np.int64)
     if not idx.size:
         if num_classes <= 0:
@@ -164,7 +159,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
                          f"(num_embeddings, embedding_dim))")
     if input.dtype not in (_dt.int64, _dt.int32):
         kind = f"torch.{'cuda.' if input._device != 'cpu' else ''}{scalar_type_name(input.dtype)}Tensor"
-        raise IndexDtypeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+        raise ArgumentTypeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                               f"Long, Int; but got {kind} instead (while checking arguments for embedding)")
     if sparse:
         raise NotImplementedError("embedding(): sparse=True (a sparse gradient) is not supported by minigrad; "

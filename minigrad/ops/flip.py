@@ -87,7 +87,7 @@ def fliplr(input: Tensor) -> Tensor:
     """Reverse the columns (dim 1) of a tensor with at least 2 dims (composite: ``flip(input, [1])``)."""
     check_tensor("fliplr", "input", 0, input)
     if input.ndim < 2:
-        raise ShapeError(f"fliplr(): input must be >= 2-d, but got shape {tuple(input.shape)}")
+        raise ShapeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
@@ -95,7 +95,7 @@ def flipud(input: Tensor) -> Tensor:
     """Reverse the rows (dim 0) of a tensor with at least 1 dim (composite: ``flip(input, [0])``)."""
     check_tensor("flipud", "input", 0, input)
     if input.ndim < 1:
-        raise ShapeError(f"flipud(): input must be >= 1-d, but got shape {tuple(input.shape)}")
+        raise ShapeError("Input must be >= 1-d.")
     return flip(input, (0,))
 
 
@@ -109,20 +109,26 @@ def _check_shifts(op: str, name: str, pos: int, v: Any) -> Any:
     return v
 
 
+def _check_roll_dims(op: str, name: str, pos: int, v: Any) -> Any:
+    """``check_dims``; no dims (``()``) is ``None``, a roll of the flattened tensor, as in PyTorch."""
+    v = check_dims(op, name, pos, v)
+    return None if v == () or v == [] else v
+
+
 def infer_roll(op: str, x: Any, shifts: Any, dims: Any = None) -> tuple[tuple[int, ...], Any]:
     """InferMeta: ``x``'s shape and dtype; one shift per dim (or one shift of the flattened tensor)."""
     n_shifts = 1 if isinstance(shifts, int) else len(shifts)
-    if dims is None:
-        if n_shifts != 1:
-            raise RuntimeError(f"{op}(): `shifts` required to be of size 1 when `dims` is None, but got {n_shifts}")
-    else:
-        n_dims = 1 if isinstance(dims, int) else len(dims)
-        if n_dims != n_shifts:
-            raise RuntimeError(f"{op}(): shifts and dimensions must align. shifts: {n_shifts}, dims:{n_dims}")
-        for d in (dims,) if isinstance(dims, int) else dims:
-            if x.ndim == 0:  # PyTorch's roll names no dim of a 0-d tensor (its other ops take 0 and -1)
-                raise OutOfRangeError(f"Dimension specified as {d} but tensor has no dimensions")
-            wrap_dim(op, d, x.ndim)
+    n_dims = 0 if dims is None else 1 if isinstance(dims, int) else len(dims)
+    if n_shifts == 0:
+        raise RuntimeError("`shifts` required")
+    if n_dims == 0 and n_shifts == 1:  # one shift of the flattened tensor
+        return tuple(x.shape), x.dtype
+    if n_dims != n_shifts:
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {n_shifts}, dims:{n_dims}")
+    for d in (dims,) if isinstance(dims, int) else dims:
+        if x.ndim == 0:  # PyTorch's roll names no dim of a 0-d tensor (its other ops take 0 and -1)
+            raise OutOfRangeError(f"Dimension specified as {d} but tensor has no dimensions")
+        wrap_dim(op, d, x.ndim)
     return tuple(x.shape), x.dtype
 
 
@@ -139,7 +145,7 @@ roll = defop(
     "roll",
     inputs=("x",),
     out=False,  # PyTorch's roll takes no out=
-    attrs=(Attr("shifts", check=_check_shifts), Attr("dims", None, check_dims)),
+    attrs=(Attr("shifts", check=_check_shifts), Attr("dims", None, _check_roll_dims)),
     infer_meta=infer_roll,
     layout="contiguous",
     doc="x shifted by shifts along dims, elements that fall off one end coming back at the other",
@@ -165,8 +171,9 @@ def infer_rot90(op: str, x: Any, k: int, dims: Any) -> tuple[tuple[int, ...], An
     if x.ndim < 2:
         raise RuntimeError(f"{op}(): expected total dims >= 2, but got total dims = {x.ndim}")
     d0, d1 = (wrap_dim(op, d, x.ndim) for d in dims)
-    if d0 == d1:
-        raise RuntimeError(f"{op}(): expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    if d0 == d1:  # (the dims as given, as PyTorch words it)
+        raise RuntimeError(f"{op}(): expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = "
+                           f"{dims[1]}")
     shape = list(x.shape)
     if k % 2:
         shape[d0], shape[d1] = shape[d1], shape[d0]

@@ -48,7 +48,7 @@ __all__ = ["constant_pad_nd"]
 
 def _check_pad(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
     if not isinstance(v, (tuple, list)):
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but got {type_name(v)}")
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not {type_name(v)}")
     for i, d in enumerate(v):
         if not _is_int(d):
             raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but found element "
@@ -64,8 +64,10 @@ def _check_value(op: str, name: str, pos: int, v: Any) -> float:
     return float(v)
 
 
-def padded_shape(op: str, shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple[int, ...]:
-    """The shape after padding (``RuntimeError`` for a pad longer than the dims or a negative size)."""
+def padded_shape(op: str, shape: tuple[int, ...], pad: tuple[int, ...], narrow: bool = False) -> tuple[int, ...]:
+    """The shape after padding (``RuntimeError`` for a pad longer than the dims or a negative size). ``narrow``:
+    ``constant_pad_nd``'s refusal, PyTorch's: it narrows each dim by a negative pad (the left one first) before
+    padding, and refuses a negative length there."""
     if len(pad) > 2 * len(shape):
         raise RuntimeError(
             f"{op}(): Padding length should be less than or equal to two times the input dimension but got "
@@ -75,6 +77,10 @@ def padded_shape(op: str, shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple
     for k in range(len(pad) // 2):
         d = len(shape) - 1 - k
         out[d] = shape[d] + pad[2 * k] + pad[2 * k + 1]
+        if narrow and (pad[2 * k] < 0 or pad[2 * k + 1] < 0):
+            left = shape[d] + min(pad[2 * k], 0)
+            if left < 0 or left + min(pad[2 * k + 1], 0) < 0:
+                raise RuntimeError("narrow(): length must be non-negative.")
         if out[d] < 0:
             raise RuntimeError(
                 f"{op}(): The input size {shape[d]}, plus negative padding {pad[2 * k]} and {pad[2 * k + 1]} "
@@ -84,7 +90,7 @@ def padded_shape(op: str, shape: tuple[int, ...], pad: tuple[int, ...]) -> tuple
 
 
 def _constant_pad_meta(op: str, x: Any, pad: tuple[int, ...], value: float = 0.0) -> tuple[tuple[int, ...], Any]:
-    return padded_shape(op, tuple(x.shape), pad), x.dtype
+    return padded_shape(op, tuple(x.shape), pad, narrow=True), x.dtype
 
 
 @register_kernel("constant_pad_nd", Backend.CPU, dtypes=ALL_DTYPES)
@@ -117,7 +123,7 @@ def constant_pad_nd_backward(ctx: Any, grad: Any) -> tuple[Any]:
 
 
 def _index_pad_meta(op: str, x: Any, pad: tuple[int, ...]) -> tuple[tuple[int, ...], Any]:
-    return padded_shape(op, tuple(x.shape), pad), x.dtype
+    return padded_shape(op, tuple(x.shape), pad, narrow=True), x.dtype
 
 
 def _index_pad_backward_meta(op: str, grad: Any, x: Any, pad: tuple[int, ...]) -> Any:
@@ -173,20 +179,29 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     input (``len(pad)`` of 2 for 2-D/3-D inputs, 4 for 3-D/4-D, 6 for 4-D/5-D), as in PyTorch.
     """
     check_tensor("pad", "input", 1, input)
+    if not isinstance(mode, str):
+        raise TypeError(f"pad(): argument 'mode' (position 3) must be str, not {type_name(mode)}")
     if mode not in _MODES:
         raise NotImplementedError(f"pad(): Unrecognised padding mode {mode}")
+    pad = _check_pad("pad", "pad", 2, pad)
     if mode == "constant":
         return constant_pad_nd(input, pad, 0.0 if value is None else value)
-    pad = _check_pad("pad", "pad", 2, pad)
     if value is not None and value != 0:
         raise RuntimeError(f'pad(): Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
     if not 1 <= k <= 3 or input.ndim not in (k + 1, k + 2):
         raise NotImplementedError(
-            f"pad(): Padding size {len(pad)} is not supported for {input.ndim}D input tensor. Non-constant padding "
-            f"pads the last 1, 2 or 3 dims: padding size 2 for 2D or 3D input, 4 for 3D or 4D, 6 for 4D or 5D."
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            f"Supported combinations for non-constant padding:\n"
+            f"  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            f"  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            f"  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )
     shape = tuple(input.shape)
+    if mode != "circular" and 0 in shape[input.ndim - k - 1:]:  # PyTorch's check_valid_input: only a batch dim
+        # may be empty
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {list(shape)}")
     if mode == "circular":  # PyTorch's _pad_circular checks first, dim by dim from the first padded one
         for j in reversed(range(k)):
             n, lo, hi = shape[input.ndim - 1 - j], pad[2 * j], pad[2 * j + 1]

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..errors import ShapeError
+from ..autograd.grad_mode import GRAD_MODE
+from ..errors import OutOfRangeError, ShapeError
 from ..dtypes import FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend, Layout
@@ -54,7 +55,7 @@ from ..kernels.registry import register_kernel
 from ..kernels.strided import format_of
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_nonneg_pair, check_positive_pair, check_shape, check_tensor
-from ._window import POOL_ARGS, bind_args, int_pair
+from ._window import POOL_ARGS, bind_args, check_window_dims, int_pair
 from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
 from .shape import squeeze, unsqueeze
@@ -428,14 +429,7 @@ def _check_pool_args(x: Tensor, k: tuple[int, int], s: tuple[int, int], p: tuple
     then ``pool2d_shape_check``'s kernel, stride, dilation, empty input, padding and output size."""
     if x.ndim not in (3, 4):
         raise ShapeError("max_pool2d(): non-empty 3D or 4D (batch mode) tensor expected for input")
-    for kk, ss, pp, dd in zip(k, s, p, d):
-        if ss == 0:
-            raise ShapeError("max_pool2d(): stride should not be zero")
-        if pp < 0:
-            raise ShapeError(f"max_pool2d(): pad must be non-negative, but got pad: {pp}")
-        if pp > int(((kk - 1) * dd + 1) / 2):  # (C++'s division, toward zero)
-            raise ShapeError(f"max_pool2d(): pad should be at most half of effective kernel size, but got pad={pp}, "
-                             f"kernel_size={kk} and dilation={dd}")
+    check_window_dims("max_pool2d(): ", k, s, p, d)
     if min(k) <= 0:
         raise ShapeError(f"max_pool2d(): kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
     if min(s) <= 0:
@@ -486,26 +480,93 @@ max_pool2d.name = "max_pool2d"  # type: ignore[attr-defined]
 max_pool2d.op = _max_pool2d  # type: ignore[attr-defined]
 
 
-def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = False) -> tuple[int, ...] | None:
+#: PyTorch's words for a window argument of the wrong length, by op and argument (``{n}``: the length given)
+_LENGTH_WORDS = {
+    "avg_pool2d": {"kernel_size": "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints",
+                   "stride": "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
+                   "padding": "avg_pool2d: padding must either be a single int, or a tuple of two ints"},
+    "avg_pool3d": {"kernel_size": "avg_pool3d: kernel_size must be a single int, or a tuple of three ints",
+                   "stride": "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints",
+                   "padding": "avg_pool3d: padding must be a single int, or a tuple of three ints"},
+    "max_pool1d": {"kernel_size": "max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 "
+                                  "but got size {n}",
+                   "stride": "max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but "
+                             "got size {n}",
+                   "padding": "max_pool1d() padding must be an int, list of ints, or tuple of ints of size 1 but got "
+                              "size {n}",
+                   "dilation": "max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got "
+                               "size {n}"},
+}
+
+
+def _int_tuple(op: str, name: str, pos: int, v: Any) -> tuple[int, ...]:
+    """``v`` (an int, or a tuple or list of ints) as a tuple, its length not checked; ``TypeError`` otherwise."""
     if _is_int(v):
-        return (int(v),) * k
+        return (int(v),)
     if isinstance(v, (tuple, list)) and all(_is_int(d) for d in v):
-        if allow_empty and len(v) == 0:
-            return None
-        if len(v) == 1:
-            return (int(v[0]),) * k
-        if len(v) == k:
-            return tuple(int(d) for d in v)
-        raise RuntimeError(f"{op}: {name} must either be a single int, or a tuple of {k} ints")
+        return tuple(int(d) for d in v)
     raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not {type_name(v)}")
 
 
-def _batched(op: str, input: Any, k: int) -> tuple[Tensor, bool]:
-    """``input`` with a batch dim, and whether one was added (an unbatched ``(C, *spatial)`` input)."""
-    check_tensor(op, "input", 1, input)
-    if input.ndim not in (k + 1, k + 2):
-        raise RuntimeError(f"{op}(): Expected {k + 1}D or {k + 2}D (batch mode) tensor for input, but got {list(input.shape)}")
-    return input, input.ndim == k + 1
+def _sized(op: str, name: str, v: tuple[int, ...], k: int, own_words: bool = True) -> tuple[int, ...]:
+    """``v`` of one int or ``k`` ints as ``k`` ints; another length refused in PyTorch's words for ``op`` (with
+    ``own_words=False``, or for ``avg_pool1d``, those of its ``check1d``)."""
+    if len(v) == k:
+        return v
+    if len(v) == 1:
+        return v * k
+    if own_words and op in _LENGTH_WORDS:
+        raise RuntimeError(_LENGTH_WORDS[op][name].format(n=len(v)))
+    raise RuntimeError(f"{op}() argument '{name}' should contain one int (got {len(v)})")
+
+
+def _ints(op: str, name: str, pos: int, v: Any, k: int, allow_empty: bool = False) -> tuple[int, ...] | None:
+    t = _int_tuple(op, name, pos, v)
+    if allow_empty and not t:
+        return None
+    return _sized(op, name, t, k)
+
+
+def _shaped(x: Tensor, dim: int) -> np.ndarray:
+    """An array of no memory shaped as ``unsqueeze(x, dim)``: the 2-D checks run on it before a 1-D form's
+    ``unsqueeze`` makes a node."""
+    shape = list(x.shape)
+    shape.insert(dim % (len(shape) + 1), 1)
+    return np.broadcast_to(np.empty((), dtype=np.float32), tuple(shape))
+
+
+def _check_dim_range(op: str, x: Tensor, low: int, high: int) -> None:
+    """PyTorch's ``checkDimRange``: ``x`` has ``low`` to ``high`` dims."""
+    if not low <= x.ndim <= high:
+        raise RuntimeError(f"Expected {low} to {high} dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {op})")
+
+
+def _out_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """PyTorch's ``pooling_output_shape`` with its checks, in its words: stride, padding, then the size."""
+    check_window_dims("", (k,), (s,), (p,), (d,))
+    return pool_out_size(n, k, s, p, ceil_mode, d) if k > 0 and s > 0 else 1  # (else refused next)
+
+
+def _check_avg2d(x: Tensor, k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ...], ceil_mode: bool) -> None:
+    """``avg_pool2d``'s checks after its arguments' lengths and divisor, in PyTorch's order and words: the
+    input's dim -3, each dim's output size, then ``pool2d_shape_check``."""
+    if x.ndim < 3:
+        nd = max(x.ndim, 1)
+        raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got -3)")
+    c, h, w = tuple(x.shape)[-3:]
+    oh, ow = _out_size(h, k[0], s[0], p[0], 1, ceil_mode), _out_size(w, k[1], s[1], p[1], 1, ceil_mode)
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    shape = tuple(x.shape)
+    if not ((x.ndim == 3 and 0 not in shape) or (x.ndim == 4 and 0 not in shape[1:])):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(shape)}")
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{oh}x{ow}). Output size "
+                           f"is too small")
 
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -516,42 +577,37 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     (not padding) inputs; ``divisor_override`` divides every window by one number.
     """
     op = "avg_pool2d"
-    x, _ = _batched(op, input, 2)
+    check_tensor(op, "input", 1, input)
     k = _ints(op, "kernel_size", 2, kernel_size, 2)
     s = _ints(op, "stride", 3, stride, 2, allow_empty=True) if stride is not None else None
     s = k if s is None else s
     p = _ints(op, "padding", 4, padding, 2)
     for name, v in (("ceil_mode", ceil_mode), ("count_include_pad", count_include_pad)):
         check_bool(op, name, 5, v)
-    if min(k) <= 0:
-        raise RuntimeError(f"{op}(): kernel size should be greater than zero, but got kernel_size {k}")
-    if min(s) <= 0:
-        raise RuntimeError(f"{op}(): stride should not be zero")
     if divisor_override is not None:
         if not _is_int(divisor_override):
             raise TypeError(f"{op}(): argument 'divisor_override' must be int or None, but got {type_name(divisor_override)}")
         if divisor_override == 0:
-            raise RuntimeError(f"{op}(): divisor must be not zero")
-    if p[0] * 2 > k[0] or p[1] * 2 > k[1] or min(p) < 0:
-        raise RuntimeError(f"{op}(): pad should be at most half of effective kernel size, but got pad={p[0] if p[0] == p[1] else p}, "
-                           f"kernel_size={k[0] if k[0] == k[1] else k} and dilation=1")
-    h, w = x.shape[-2:]
-    oh, ow = pool_out_size(h, k[0], s[0], p[0], ceil_mode), pool_out_size(w, k[1], s[1], p[1], ceil_mode)
-    if oh <= 0 or ow <= 0:
-        raise RuntimeError(f"{op}(): Given input size: ({x.shape[-3]}x{h}x{w}). Calculated output size: "
-                           f"({x.shape[-3]}x{oh}x{ow}). Output size is too small")
-    return _avg_pool2d(x, k, s, p, ceil_mode, count_include_pad, divisor_override)  # batched or not, as PyTorch's
+            raise RuntimeError("divisor must be not zero")
+    _check_avg2d(input, k, s, p, ceil_mode)
+    return _avg_pool2d(input, k, s, p, ceil_mode, count_include_pad, divisor_override)  # batched or not, as PyTorch's
 
 
 def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
-    """``torch.nn.functional.avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, ``avg_pool2d`` over a height of 1."""
+    """``torch.nn.functional.avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, ``avg_pool2d`` over a height of
+    1, after PyTorch's checks of the rank and the arguments' lengths."""
     op = "avg_pool1d"
-    x, _ = _batched(op, input, 1)
-    k = _ints(op, "kernel_size", 1, kernel_size, 1)
-    s = _ints(op, "stride", 2, stride, 1, allow_empty=True) if stride is not None else None
-    p = _ints(op, "padding", 3, padding, 1)
-    out = avg_pool2d(unsqueeze(x, -2), (1, k[0]), (1, (s or k)[0]), (0, p[0]), ceil_mode, count_include_pad)
+    check_tensor(op, "input", 1, input)
+    k = _int_tuple(op, "kernel_size", 1, kernel_size)
+    s = _int_tuple(op, "stride", 2, stride) if stride is not None else ()
+    p = _int_tuple(op, "padding", 3, padding)
+    _check_dim_range(op, input, 2, 3)
+    k = _sized(op, "kernel_size", k, 1)
+    s = _sized(op, "stride", s or k, 1)
+    p = _sized(op, "padding", p, 1)
+    _check_avg2d(_shaped(input, -2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode)  # (before the unsqueeze's node)
+    out = avg_pool2d(unsqueeze(input, -2), (1, k[0]), (1, s[0]), (0, p[0]), ceil_mode, count_include_pad)
     return squeeze(out, -2)
 
 
@@ -620,18 +676,27 @@ def _adaptive_avg_pool2d_backward_backward(ctx: Any, h: Any) -> tuple[Any]:
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """``torch.nn.functional.adaptive_avg_pool2d``: average pooling of ``(N, C, H, W)`` or ``(C, H, W)`` to
-    ``output_size`` (an int, or a pair whose ``None`` keeps that input size)."""
+    ``output_size`` (an int, or a pair whose ``None`` keeps that input size). PyTorch's checks in its order: the
+    size's length and signs, then (unless the size is 1 x 1, a mean of any tensor of 2 or more dims) the rank
+    and the empty dims."""
     op = "adaptive_avg_pool2d"
     check_tensor(op, "input", 1, input)
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
-    size = _output_size(op, output_size, tuple(input.shape[-2:]))
+    size = _output_size(op, output_size, input, 2)
     if size == (1, 1):  # PyTorch's: a mean over the plane (MeanBackward1), batched or not
+        if input.ndim < 2:
+            raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
+                                  f"{max(input.ndim, 1) - 1}], but got -2)")
         out = _mean(input, (-1, -2), keepdim=True)
         if input.ndim == 4 and format_of(input._data) == "channels_last":  # restrided so (AsStridedBackward1)
             n, c = input.shape[:2]
             out.as_strided_((n, c, 1, 1), (c, 1, c, c))
         return out
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"{op}(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    for d in (input.ndim - 2, input.ndim - 1):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                               f"sizes {list(input.shape)} with dimension {d} being empty")
     unbatched = input.ndim == 3
     xb = unsqueeze(input, 0) if unbatched else input
     out = _adaptive_avg_pool2d(xb, size)
@@ -639,40 +704,92 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    """``torch.nn.functional.adaptive_avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, the 2-D op over a height of 1."""
+    """``torch.nn.functional.adaptive_avg_pool1d`` on ``(N, C, L)`` or ``(C, L)``: composite, the 2-D op over a height
+    of 1, after PyTorch's checks of the rank and the size's length."""
     op = "adaptive_avg_pool1d"
     check_tensor(op, "input", 1, input)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"{op}(): Expected 2D or 3D tensor, but got {list(input.shape)}")
-    (size,) = _output_size(op, output_size, tuple(input.shape[-1:]))
-    return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), (1, size)), -2)
+    size = _int_tuple(op, "output_size", 2, output_size)
+    _check_dim_range(op, input, 2, 3)
+    if len(size) != 1:
+        raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got {len(size)})")
+    _output_size("adaptive_avg_pool2d", (1, size[0]), _shaped(input, -2), 2)  # (before the unsqueeze's node)
+    for d in (input.ndim - 1, input.ndim):
+        if _shaped(input, -2).shape[d] == 0:
+            raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
+                               f"but input has sizes {list(_shaped(input, -2).shape)} with dimension {d} being empty")
+    return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), (1, size[0])), -2)
 
 
-def _output_size(op: str, v: Any, spatial: tuple[int, ...]) -> tuple[int, ...]:
-    k = len(spatial)
-    items = (v,) * k if _is_int(v) or v is None else tuple(v) if isinstance(v, (tuple, list)) else None
-    if items is None or not all(i is None or _is_int(i) for i in items):
+def _output_size(op: str, v: Any, x: Tensor, k: int) -> tuple[int, ...]:
+    """``output_size`` as ``k`` ints, a ``None`` taking the input's size there (PyTorch's ``_list_with_default``),
+    checked in PyTorch's words: its length, then its signs."""
+    if _is_int(v):
+        items: tuple[Any, ...] = (int(v),) * k
+    elif isinstance(v, (tuple, list)):
+        if x.ndim <= len(v):
+            raise ValueError(f"Input dimension should be at least {len(v) + 1}")
+        items = tuple(n if i is None else i for i, n in zip(v, tuple(x.shape)[-len(v):]))
+    else:
+        items = ()
+    if not isinstance(v, (tuple, list)) and not _is_int(v) or not all(_is_int(i) for i in items):
         raise TypeError(f"{op}(): argument 'output_size' must be an int or a tuple of {k} ints, but got {v!r}")
     if len(items) != k:
         raise RuntimeError(f"{op}: output_size must be {k}")
-    size = tuple(n if i is None else int(i) for i, n in zip(items, spatial))
+    size = tuple(int(i) for i in items)
     if min(size) < 0:
-        raise RuntimeError(f"{op}(): elements of output_size must be greater than or equal to 0 but received {size}")
+        raise RuntimeError(f"{op}: elements of output_size must be greater than or equal to 0 but received "
+                           f"{{{', '.join(map(str, size))}}}")
     return size
 
 
 # -- max pooling forms (composite) ------------------------------------------------------------
 
+def _check_max_pool1d(x: Tensor, k: tuple[int, ...], s: tuple[int, ...], p: tuple[int, ...], d: tuple[int, ...],
+                      ceil_mode: bool) -> None:
+    """PyTorch's ``max_pool1d`` checks (its path without indices), in its order and words."""
+    op = "max_pool1d"
+    shape = tuple(x.shape)
+    if not ((x.ndim == 2 and 0 not in shape) or (x.ndim == 3 and 0 not in shape[1:])):
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
+                           f"input, but got:{list(shape)}")
+    k, s, p, d = (_sized(op, name, v, 1)[0] for name, v in
+                  (("kernel_size", k), ("stride", s or k), ("padding", p), ("dilation", d)))
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
+                           f"kernel_size={k}")
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = pool_out_size(shape[-1], k, s, p, ceil_mode, d)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """``torch.nn.functional.max_pool1d`` on ``(N, C, L)`` or ``(C, L)``: ``max_pool2d`` over a height of 1 (composite).
-    With ``return_indices`` the indices are positions along ``L``."""
+    With ``return_indices`` the indices are positions along ``L``. PyTorch checks the arguments in two ways:
+    ``max_pool1d``'s own checks, or (with indices, or an input that requires grad) those of
+    ``max_pool1d_with_indices``, which leaves the values' checks to ``max_pool2d``."""
     op = "max_pool1d"
-    x, _ = _batched(op, input, 1)
-    k = _ints(op, "kernel_size", 1, kernel_size, 1)
-    s = _ints(op, "stride", 2, stride, 1, allow_empty=True) if stride is not None else None
-    p, d = _ints(op, "padding", 3, padding, 1), _ints(op, "dilation", 4, dilation, 1)
-    out = max_pool2d(unsqueeze(x, -2), (1, k[0]), (1, (s or k)[0]), (0, p[0]), (1, d[0]), ceil_mode, return_indices)
+    check_tensor(op, "input", 1, input)
+    k = _int_tuple(op, "kernel_size", 1, kernel_size)
+    s = _int_tuple(op, "stride", 2, stride) if stride is not None else ()
+    p, d = _int_tuple(op, "padding", 3, padding), _int_tuple(op, "dilation", 4, dilation)
+    if return_indices or (input.requires_grad and GRAD_MODE.enabled):
+        _check_dim_range(op, input, 2, 3)
+        k, s, p, d = (_sized(op, name, v, 1, own_words=False) for name, v in
+                      (("kernel_size", k), ("stride", s or k), ("padding", p), ("dilation", d)))
+    else:
+        _check_max_pool1d(input, k, s, p, d, ceil_mode)
+    k, s, p, d = k[0], (s or k)[0], p[0], d[0]
+    _check_pool_args(_shaped(input, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode)  # (before the unsqueeze's node)
+    out = max_pool2d(unsqueeze(input, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode, return_indices)
     if return_indices:
         return squeeze(out[0], -2), squeeze(out[1], -2)
     return squeeze(out, -2)
@@ -686,6 +803,13 @@ def _lp_pool(op: str, avg: Any, input: Any, norm_type: Any, kernel_size: Any, st
     ``(sign(out) * relu(abs(out))) * scale`` to the power ``1 / p`` (``scale`` the window's size, so the mean
     becomes the sum); an infinite ``p`` is a max pool of ``abs(input)``."""
     check_tensor(op, "input", 0, input)
+    if op == "lp_pool1d":  # the average pool's refusal of the rank, before any op runs (as a node would)
+        _check_dim_range("avg_pool1d", input, 2, 3)
+    elif op == "lp_pool2d" and input.ndim < 3:
+        nd = max(input.ndim, 1)
+        raise OutOfRangeError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got -3)")
+    elif op == "lp_pool3d" and input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     if isinstance(norm_type, (int, float)) and not isinstance(norm_type, bool) and math.isinf(norm_type):
         if op == "lp_pool3d":
             raise NotImplementedError("lp_pool3d(): an infinite norm_type is max_pool3d's, which minigrad does not have")

@@ -35,6 +35,7 @@ from ..kernels.registry import register_kernel
 from ..kernels.volume_windows import adaptive_matrices, max_pool3d_positions
 from ..tensor import Tensor
 from ._checks import _is_int, check_bool, check_shape, check_tensor
+from ._window import check_window_dims
 from .pooling import max_pool1d, max_pool2d
 from .reduce import mean as _mean
 from .registry import Attr, Input, defop, type_name
@@ -172,14 +173,7 @@ def _check_window(x: Tensor, k: tuple[int, ...], s: tuple[int, ...], p: tuple[in
     """PyTorch's ``pooling_output_shape`` per dim, then ``pool3d_shape_check``, in their words and order."""
     if x.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
-    for kk, ss, pp, dd in zip(k, s, p, d):
-        if ss == 0:
-            raise RuntimeError("stride should not be zero")
-        if pp < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
-        if pp > ((kk - 1) * dd + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
-                               f"kernel_size={kk} and dilation={dd}")
+    check_window_dims("", k, s, p, d)
     for words, values, names in (("kernel size", k, ("kT", "kH", "kW")), ("stride", s, ("dT", "dH", "dW")),
                                  ("dilation", d, ("dilationT", "dilationH", "dilationW"))):
         if min(values) <= 0:

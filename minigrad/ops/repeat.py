@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes as _dt
 from ..errors import ShapeError
-from ..dtypes import ALL_DTYPES
+from ..dtypes import ALL_DTYPES, scalar_type_name
 from ..kernels.backends import to_numpy
 from ..kernels.key import Backend
 from ..kernels.registry import register_kernel
@@ -48,10 +49,31 @@ def infer_repeat(op: str, x: Any, sizes: tuple[int, ...]) -> tuple[tuple[int, ..
     if len(sizes) < x.ndim:
         raise RuntimeError(f"{op}(): Number of dimensions of repeat dims can not be smaller than number of "
                            f"dimensions of tensor (got {len(sizes)} repeat counts for shape {tuple(x.shape)})")
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(f"{op}(): Trying to create tensor with negative dimension: repeats {list(sizes)}")
     shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
-    return tuple(r * s for r, s in zip(sizes, shape)), x.dtype
+    out = tuple(r * s for r, s in zip(sizes, shape))
+    for n in out:
+        if n < 0:  # PyTorch's words for the result's shape (a negative count of a size-0 dim makes a 0)
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(out)}")
+    return out, x.dtype
+
+
+def _counts(x: Tensor, sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """``sizes``, a negative count of a size-0 dim made 0 (the result's dim is 0 either way, as in PyTorch); a
+    negative count of another dim is kept for ``infer_repeat`` to refuse."""
+    if len(sizes) < x.ndim or min(sizes, default=0) >= 0:
+        return sizes
+    shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
+    return tuple(0 if r < 0 and s == 0 else r for r, s in zip(sizes, shape))
+
+
+def tuple_of_ints_error(op: str, name: str, pos: int, v: Any) -> TypeError:
+    """PyTorch's argument parser's words for ``v`` where a tuple of ints belongs."""
+    if isinstance(v, (tuple, list)):
+        for i, d in enumerate(v):
+            if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+                return TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but found "
+                                 f"element of type {type_name(d)} at pos {i}")
+    return TypeError(f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not {type_name(v)}")
 
 
 @register_kernel("repeat", Backend.CPU, dtypes=ALL_DTYPES)
@@ -89,16 +111,29 @@ def repeat(input: Tensor, *sizes: Any) -> Tensor:
         [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
     check_tensor("repeat", "input", 0, input)
+    if not sizes:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    given = sizes[0] if len(sizes) == 1 else sizes  # (the one argument: an int, a tuple or list, or a mistake)
     if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
         sizes = tuple(sizes[0])
-    return repeat_op(input, check_shape("repeat", "sizes", 1, tuple(sizes)))
+    try:
+        sizes = check_shape("repeat", "repeats", 1, tuple(sizes))
+    except TypeError:
+        raise tuple_of_ints_error("repeat", "repeats", 1, given) from None
+    return repeat_op(input, _counts(input, sizes))
 
 
 def tile(input: Tensor, dims: Any) -> Tensor:
     """``torch.tile``: ``repeat`` with ``dims`` padded by leading 1s when it is shorter than ``input``'s shape."""
     check_tensor("tile", "input", 0, input)
     dims = check_shape("tile", "dims", 1, dims)
-    return repeat_op(input, (1,) * (input.ndim - len(dims)) + dims)
+    return repeat_op(input, _counts(input, (1,) * (input.ndim - len(dims)) + dims))
+
+
+def _refuse_counts_dtype(counts: Tensor) -> None:
+    """PyTorch's refusal of counts that are not integers (its kernel has no case for them)."""
+    if counts.dtype.is_floating or counts.dtype == _dt.bool_:
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{scalar_type_name(counts.dtype)}\'')
 
 
 def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
@@ -113,23 +148,25 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     """
     check_tensor("repeat_interleave", "input", 0, input)
     if repeats is None:  # repeat_interleave(counts): the positions, each repeated counts[i] times
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        _refuse_counts_dtype(input)
         counts = to_numpy(input._data)
-        if input.ndim != 1 or input.dtype.is_floating:
-            raise RuntimeError("repeat_interleave(): repeats must be a 1-D integer tensor")
+        if np.any(counts < 0):
+            raise RuntimeError("repeats can not be negative")
         data = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
         return constant(data, input)
     by_int = isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool)
     if isinstance(repeats, Tensor):
-        if repeats.dtype.is_floating or repeats.ndim > 1:
-            raise RuntimeError(f"repeat_interleave(): repeats must be 0-dim or 1-dim integer tensor, but got "
-                               f"{repeats.dtype} of shape {tuple(repeats.shape)}")
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
         counts = to_numpy(repeats._data).reshape(-1)
     elif by_int:
         counts = np.array([int(repeats)])
     else:
         raise TypeError(f"repeat_interleave(): argument 'repeats' (position 1) must be int or Tensor, but got {type_name(repeats)}")
-    if np.any(counts < 0):
-        raise RuntimeError("repeat_interleave(): repeats can not be negative")
+    if by_int and counts[0] < 0:
+        raise RuntimeError("Repeats must be non-negative")
     x = input
     if dim is None:
         x, d = (input if input.ndim == 1 else reshape(input, (-1,))), 0
@@ -141,6 +178,10 @@ def repeat_interleave(input: Tensor, repeats: Any = None, dim: int | None = None
     if counts.size != 1 and counts.size != n:
         raise RuntimeError(f"repeat_interleave(): repeats must have the same size as input along dim, but got "
                            f"repeats.size(0) = {counts.size} and input.size({d}) = {n}")
+    if not by_int:  # PyTorch checks the counts' dtype and signs after their size
+        _refuse_counts_dtype(repeats)
+        if np.any(counts < 0):
+            raise RuntimeError("repeat_interleave(): repeats can not be negative")
     total = int(counts.sum()) if counts.size == n else n * int(counts[0])
     if output_size is not None and output_size != total:
         raise RuntimeError(f"repeat_interleave(): output_size {output_size} does not match the result's size {total}")
