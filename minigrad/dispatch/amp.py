@@ -192,13 +192,25 @@ def autocast_inputs(op: Any, inputs: list[Any], attrs: dict[str, Any] | None = N
 # -- PyTorch's spelling: per-device lists ----------------------------------------------------------
 
 
+def _is_tensor(v: Any) -> bool:
+    return hasattr(v, "_dtype") and hasattr(v, "_device")
+
+
 def _tensors(values: Any) -> Any:
     """The tensors among ``values`` (an op's inputs, or a call's arguments), lists and tuples walked."""
     for v in values:
         if isinstance(v, (list, tuple)):
             yield from _tensors(v)
-        elif hasattr(v, "_dtype") and hasattr(v, "_device"):
+        elif _is_tensor(v):
             yield v
+
+
+def _region(values: Any) -> tuple[Any, str | None]:
+    """The first tensor among ``values`` and its device type, the type None where autocast is off for it (or
+    there is no tensor): the device type whose lists and dtype apply to the call."""
+    first = next(_tensors(values), None)
+    device = None if first is None else first._device.partition(":")[0]
+    return first, (device if device in AMP.devices else None)
 
 
 def _eligible(t: Any, device: str) -> bool:
@@ -214,15 +226,12 @@ _BANNED = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are un
            "safe to autocast.")
 
 
-def _destination(aten: str, values: Any) -> tuple[str, Any] | None:
-    """The device type and the dtype autocast casts ``aten``'s eligible inputs to, or None to leave them."""
-    first = next(_tensors(values), None)
-    if first is None:
+def _destination(aten: str, values: Any, first: Any, device: str | None) -> tuple[str, Any] | None:
+    """The device type and the dtype autocast casts ``aten``'s eligible inputs to, or None to leave them
+    (``first``, ``device``: ``_region(values)``)."""
+    if device is None:
         return None
-    device = first._device.partition(":")[0]
-    low = AMP.devices.get(device)
-    if low is None:
-        return None
+    low = AMP.devices[device]
     policy = policy_of(aten, device)
     if policy is None:
         return None
@@ -247,7 +256,7 @@ def _destination(aten: str, values: Any) -> tuple[str, Any] | None:
 
 
 def _torch_cast(op_name: str, aten: str, inputs: list[Any]) -> list[Any]:
-    found = _destination(aten, inputs)
+    found = _destination(aten, inputs, *_region(inputs))
     if found is None:
         return inputs
     device, dest = found
@@ -264,7 +273,7 @@ def _torch_cast_value(cast: Any, op_name: str, v: Any, device: str, dest: Any) -
     if isinstance(v, (list, tuple)):
         row = [_torch_cast_value(cast, op_name, t, device, dest) for t in v]
         return v if all(a is b for a, b in zip(row, v)) else type(v)(row)
-    if not (hasattr(v, "_dtype") and hasattr(v, "_device")) or v._dtype is dest or not _eligible(v, device):
+    if not _is_tensor(v) or v._dtype is dest or not _eligible(v, device):
         return v
     # PyTorch's cast cache: a float32 leaf that needs a gradient (a parameter) is cast to the low dtype once
     # per outermost autocast context, however many ops use it.
@@ -298,11 +307,10 @@ def autocast_as(aten: str, *, composite: bool = True) -> Any:
             if AMP.devices is None or AMP.level != 1:
                 return fn(*args, **kwargs)
             values = list(args) + list(kwargs.values())
-            first = next(_tensors(values), None)
-            device = None if first is None else first._device.partition(":")[0]
-            if device not in AMP.devices or (composite and policy_of(aten, device) is None):
+            first, device = _region(values)
+            if device is None or (composite and policy_of(aten, device) is None):
                 return fn(*args, **kwargs)
-            found = _destination(aten, values)
+            found = _destination(aten, values, first, device)
             cast = OPS["cast"]
             level, AMP.level = AMP.level, 0
             try:
