@@ -402,19 +402,19 @@ def gpt_step(F: Any, dev: str, size: tuple[int, ...]) -> Callable[[], Any]:
 
 #: ``examples/gpt.py``, nanoGPT-style (layers, width, heads, batch, block, dropout): a small size and nanoGPT's
 #: Shakespeare-char configuration, dropout included
-NANOGPT_SIZES = [("nanoGPT-style 2x64, dropout 0.1, batch 16x64, AdamW", (2, 64, 4, 16, 64, 0.1)),
-                 ("nanoGPT-style 6x384, 6 heads, dropout 0.2, batch 64x256, AdamW", (6, 384, 6, 64, 256, 0.2))]
+NANOGPT_SIZES = [("nanoGPT-style 2x64, dropout 0.1, batch 16x64, fused AdamW", (2, 64, 4, 16, 64, 0.1)),
+                 ("nanoGPT-style 6x384, 6 heads, dropout 0.2, batch 64x256, fused AdamW", (6, 384, 6, 64, 256, 0.2))]
 
 
 def _nanogpt(F: Any, dev: str, size: tuple[Any, ...]) -> tuple[Any, Any, Any, Any]:
     """``examples/gpt.py``'s model of ``size`` (layers, width, heads, batch, block, dropout) on ``dev``, its
-    AdamW with weight-decay groups, and a batch of inputs and targets made there."""
+    AdamW with weight-decay groups (fused on a GPU, as nanoGPT's), and a batch of inputs and targets made there."""
     n_layer, n_embd, n_head, batch, block, dropout = size
     F.manual_seed(0)
     ex = _example("gpt", F)
     model = ex.GPT(ex.GPTConfig(block_size=block, vocab_size=GPT_VOCAB, n_layer=n_layer, n_head=n_head,
                                 n_embd=n_embd, dropout=dropout)).to(dev)
-    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95))
+    opt = model.configure_optimizers(0.1, 1e-3, (0.9, 0.95), F.device(dev).type)
     x, y = (F.randint(0, GPT_VOCAB, (batch, block), device=dev) for _ in range(2))
     return model, opt, x, y
 
@@ -437,13 +437,13 @@ def nanogpt_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
 
 #: nanoGPT's train.py on a GPU without bfloat16: float16 autocast around the forward, a GradScaler around the
 #: backward and the step (layers, width, heads, batch, block, dropout)
-AMP_SIZES = [("nanoGPT-style 2x64, float16 autocast + GradScaler, AdamW", (2, 64, 4, 16, 64, 0.1))]
+AMP_SIZES = [("nanoGPT-style 2x64, float16 autocast + GradScaler, fused AdamW", (2, 64, 4, 16, 64, 0.1))]
 
 
 def nanogpt_amp_step(F: Any, dev: str, size: tuple[Any, ...]) -> Callable[[], Any]:
     """``nanogpt_step``'s model under mixed precision, as nanoGPT's loop writes it: the forward in
     ``autocast(dtype=float16)``, ``scaler.scale(loss).backward()``, ``unscale_`` before clipping, then
-    ``scaler.step`` (one read of the inf flag on the host: one sync a step, in PyTorch too) and ``update``."""
+    ``scaler.step`` (which hands the inf flag to the fused AdamW's kernel: no sync, in PyTorch too) and ``update``."""
     model, opt, x, y = _nanogpt(F, dev, size)
     scaler = F.amp.GradScaler("cuda")
 

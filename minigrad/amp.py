@@ -44,6 +44,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import threading
 import types
@@ -568,15 +569,20 @@ class GradScaler:
             raise ValueError("Attempting to unscale FP16 gradients.")
         with no_grad():
             inv_scale = self._scale.double().reciprocal().float()  # NOTE [ The scale's arithmetic ]
-            found = {}
-            groups: dict[tuple[Any, Any], list[Tensor]] = {}
-            for g in grads:
-                groups.setdefault((g.device, g.dtype), []).append(g)
-            for (device, _), group in groups.items():
-                if device not in found:
-                    found[device] = full((), 0.0, dtype=_dt.float32, device=self._scale.device).to(device)
-                found[device] = _unscale_group(group, found[device], inv_scale.to(device))
-        state["found_inf_per_device"], state["stage"] = found, _UNSCALED
+            state["found_inf_per_device"] = self._flags(grads, inv_scale)
+        state["stage"] = _UNSCALED
+
+    def _flags(self, grads: list[Tensor], inv_scale: Tensor) -> dict[Any, Tensor]:
+        """``grads`` times ``inv_scale`` in place (nothing changes for a scale of 1), and each device's inf/NaN flag."""
+        found: dict[Any, Tensor] = {}
+        groups: dict[tuple[Any, Any], list[Tensor]] = {}
+        for g in grads:
+            groups.setdefault((g.device, g.dtype), []).append(g)
+        for (device, _), group in groups.items():
+            if device not in found:
+                found[device] = full((), 0.0, dtype=_dt.float32, device=self._scale.device).to(device)
+            found[device] = _unscale_group(group, found[device], inv_scale.to(device))
+        return found
 
     def step(self, optimizer: Any, *args: Any, **kwargs: Any) -> Any:
         """Unscale (unless ``unscale_`` did), then ``optimizer.step()`` - skipped if a gradient is inf/NaN.
@@ -592,12 +598,51 @@ class GradScaler:
         state = self._state(optimizer)
         if state["stage"] is _STEPPED:
             raise RuntimeError("step() has already been called since the last update().")
+        if getattr(optimizer, "_step_supports_amp_scaling", False):
+            return self._step_fused(optimizer, state, args, kwargs)
         if state["stage"] is _READY:
             self.unscale_(optimizer)
         skipped = sum(v.item() for v in state["found_inf_per_device"].values())
         result = None if skipped else optimizer.step(*args, **kwargs)
         state["stage"] = _STEPPED
         return result
+
+    def _step_fused(self, optimizer: Any, state: dict[str, Any], args: tuple, kwargs: dict[str, Any]) -> Any:
+        """``step`` of an optimizer that takes the scale and the flag itself (a fused one), as PyTorch's: the flag
+        checked without unscaling if ``unscale_`` was not called, then both handed over as ``optimizer.grad_scale``
+        and ``optimizer.found_inf``, which its kernel reads on the device (nothing read here: no sync). An
+        optimizer whose ``step`` takes ``grad_scaler`` is handed the scaler instead (PyTorch's older contract)."""
+        if "grad_scaler" in inspect.signature(optimizer.step).parameters:
+            warnings.warn("GradScaler is going to stop passing itself as a keyword argument to the passed "
+                          "optimizer. In the near future GradScaler registers `grad_scale: Tensor` and "
+                          "`found_inf: Tensor` to the passed optimizer and let the optimizer use them directly.",
+                          FutureWarning, stacklevel=3)
+            result = optimizer.step(*args, **{**kwargs, "grad_scaler": self})
+            state["stage"] = _STEPPED
+            return result
+        if state["stage"] is _READY:
+            self._check_inf_per_device(optimizer, state)
+        found = [f.to(self._scale.device) for f in state["found_inf_per_device"].values()]
+        found_inf = found[0] if len(found) == 1 else sum(found[1:], found[0])
+        unscaled = state["stage"] is _UNSCALED
+        optimizer.grad_scale = (getattr(optimizer, "grad_scale", None) if unscaled
+                                else self._scale * getattr(optimizer, "grad_scale", 1))
+        optimizer.found_inf = found_inf
+        try:
+            result = optimizer.step(*args, **kwargs)
+        finally:
+            del optimizer.grad_scale
+            del optimizer.found_inf
+        state["stage"] = _STEPPED
+        return result
+
+    def _check_inf_per_device(self, optimizer: Any, state: dict[str, Any]) -> None:
+        """Each device's inf/NaN flag of ``optimizer``'s gradients, which stay scaled (float16 ones too):
+        ``unscale_``'s kernel with a scale of 1."""
+        grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
+        with no_grad():
+            one = full((), 1.0, dtype=_dt.float32, device=self._scale.device)
+            state["found_inf_per_device"] = self._flags(grads, one)
 
     def update(self, new_scale: float | Tensor | None = None) -> None:
         """Set the scale for the next iteration: ``new_scale`` if given, else back off or grow.

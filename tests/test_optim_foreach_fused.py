@@ -48,7 +48,7 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     "radam-warm-wd": ("RAdam", {"lr": 0.01, "betas": (0.9, 0.5), "weight_decay": 0.1}),
 }
 #: the classes with a fused form
-FUSED = {"SGD", "Adam", "AdamW"}
+FUSED = {"SGD", "Adam", "AdamW", "Adagrad"}
 FORMS = {"for-loop": {"foreach": False}, "foreach": {"foreach": True}, "fused": {"fused": True}}
 SHAPES = [(3, 4), (4,), (2, 3, 2), (1,), (5, 1)]
 
@@ -161,8 +161,9 @@ def test_the_recorded_for_loop_is_torch_s_too(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_the_forms_really_differ_in_what_they_call(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fused form calls the fused kernel once for the whole group; foreach calls the multi-tensor
-    kernels once per step of the rule; the for-loop calls neither."""
+    """The fused form calls the fused kernel once for the whole group (and, as PyTorch's, one multi-tensor
+    add that counts the step tensors up); foreach calls the multi-tensor kernels once per step of the rule;
+    the for-loop calls neither."""
     from minigrad.optim import update
 
     calls: list[str] = []
@@ -174,7 +175,7 @@ def test_the_forms_really_differ_in_what_they_call(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(update, "kernel_of", spy)
     monkeypatch.setattr(optim.adam, "kernel_of", spy)
-    for form, expect in (("fused", {"_fused_adam_": 2}), ("for-loop", {})):
+    for form, expect in (("fused", {"_fused_adam_": 2, "_foreach_binary": 2}), ("for-loop", {})):
         calls.clear()
         run_mg("adamw-amsgrad", form, "float32", steps=2)
         assert {op: calls.count(op) for op in set(calls)} == expect, form
@@ -277,7 +278,8 @@ def test_foreach_defaults_to_the_for_loop_on_the_cpu() -> None:
 
 @pytest.mark.parametrize("form", ["foreach", "fused"])
 def test_a_recorded_step_emits_the_for_loop_s_events(form: str) -> None:
-    """With a recorder every form steps as ops, so a trace shows each update as the for-loop's."""
+    """With a recorder every form steps as ops, so a trace shows each update as the for-loop's. The fused form
+    first makes its step count, a tensor on the parameter's device (PyTorch's fused ``step``)."""
     def events(form: str) -> list[tuple[str, Any]]:
         w = mg.nn.Parameter(mg.tensor([1.0, -1.0]))
         opt = optim.Adam([w], lr=0.1, **FORMS[form])
@@ -288,7 +290,8 @@ def test_a_recorded_step_emits_the_for_loop_s_events(form: str) -> None:
 
     loop = events("for-loop")
     assert sum(k == "api.call" for k, _ in loop) >= 8  # every op of Adam's rule
-    assert events(form) == loop
+    made = [("tensor.create", None)] if form == "fused" else []
+    assert events(form) == made + loop
 
 
 def test_a_parameter_with_a_live_view_takes_the_for_loop_inside_fused() -> None:

@@ -163,8 +163,10 @@ NOTES: dict[str, str] = {
     "optim.Adam": "`amsgrad`, `maximize`, `decoupled_weight_decay`; PyTorch's for-loop op for op (`lerp_`, "
                   "`addcmul_`, `addcdiv_`), so its values bit for bit but for PyTorch's CPU `sqrt` (MKL's, within an "
                   "ulp); `foreach` (the default on the GPU) and `fused`, "
-                  "equal to the for-loop bit for bit; `capturable` changes nothing on the GPU (steps are host "
-                  "numbers, never synced) and is refused on the CPU as in PyTorch.",
+                  "equal to the for-loop bit for bit; the fused form keeps each step count on the parameter's "
+                  "device and takes a `GradScaler`'s scale and inf flag there, as PyTorch's (no sync); `capturable` "
+                  "changes nothing on the GPU (steps are host numbers, never synced) and is refused on the CPU as "
+                  "in PyTorch.",
     "optim.lr_scheduler.LRScheduler": "PyTorch's chainable forms (each lr from the current one, so schedulers "
                                       "stepped back to back compose and print PyTorch's digits); the closed forms "
                                       "for `step(epoch)`, without its deprecation warning.",

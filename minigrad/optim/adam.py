@@ -16,9 +16,9 @@ import numpy as np
 from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import (Optimizer, check_betas, check_flag, check_forms, check_hyper, count_step, scalar_state,
-                        scale_scalar, zero_state)
-from .update import StateList, bump, kernel_of, rule_gradient, run_bare
+from .optimizer import (AmpTensors, Optimizer, check_betas, check_flag, check_forms, check_hyper, count_step,
+                        device_step, on_device_step, read_scalar, scalar_state, scale_scalar, zero_state)
+from .update import amp_skipped, amp_unscale, bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
 
@@ -56,17 +56,47 @@ def adam_rule(k: Any, p: Any, g: Any, st: Any, s: AdamScalars) -> None:
     k.addcdiv_(p, m, denom, -s.step_size)
 
 
+class FusedAdamNumbers(NamedTuple):
+    """The numbers a fused Adam/AdamW kernel takes (PyTorch's ``_fused_adam_`` arguments): each parameter's
+    step count comes from its own step tensor, so the bias corrections are the kernel's (``adam_scalars``)."""
+
+    lr: float
+    beta1: float
+    beta2: float
+    eps: float
+    weight_decay: float
+    amsgrad: bool
+    maximize: bool
+    decoupled: bool
+
+
+def adam_scalars(n: FusedAdamNumbers, t: float) -> AdamScalars:
+    """The numbers of step ``t`` (the count after this step), as PyTorch's for-loop computes them on the host."""
+    return AdamScalars(n.beta1, n.beta2, n.eps, n.weight_decay, 1 - n.lr * n.weight_decay, n.lr / (1 - n.beta1**t),
+                       (1 - n.beta2**t) ** 0.5, n.amsgrad, n.maximize, n.decoupled)
+
+
 @register_kernel("_fused_adam_", dtypes=(float16, float32, float64), name="cpu/fused_adam")
 def fused_adam(params: list[np.ndarray], grads: list[np.ndarray], exp_avgs: list[np.ndarray],
-               exp_avg_sqs: list[np.ndarray], max_exp_avg_sqs: list[np.ndarray] | None, *scalars: Any,
+               exp_avg_sqs: list[np.ndarray], max_exp_avg_sqs: list[np.ndarray] | None, state_steps: list[np.ndarray],
+               grad_scale: np.ndarray | None, found_inf: np.ndarray | None, *numbers: Any, counts_upto: int = 0,
                path: Any = None) -> None:
     """PyTorch's ``torch._fused_adam_``/``_fused_adamw_`` on the CPU: ``adam_rule`` on each parameter's
-    arrays, the moments (zeros before the first step) in place (on ``path``: ``run_bare``'s)."""
-    s = AdamScalars(*scalars)
-    bufs = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs}
-    if s.amsgrad:
-        bufs["max_exp_avg_sq"] = max_exp_avg_sqs
-    run_bare(adam_rule, params, grads, bufs, False, s, path)
+    arrays, the moments (zeros before the first step) in place (on ``path``: ``run_bare``'s), each with the
+    bias corrections of its own count in ``state_steps`` (already counted up; ``counts_upto``, the GPU kernel's
+    bound on them, is not needed here). A GradScaler's tensors as NOTE [ A fused step reads the scaler's flag
+    on the device ] in ``update.py``."""
+    if amp_skipped(found_inf):
+        return
+    amp_unscale(grads, grad_scale)
+    n = FusedAdamNumbers(*numbers)
+    by_count: dict[float, list[int]] = {}
+    for i, t in enumerate(state_steps):
+        by_count.setdefault(float(t), []).append(i)
+    names = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs, **({"max_exp_avg_sq": max_exp_avg_sqs} if n.amsgrad else {})}
+    for t, idx in by_count.items():
+        run_bare(adam_rule, [params[i] for i in idx], [grads[i] for i in idx],
+                 {nm: [bufs[i] for i in idx] for nm, bufs in names.items()}, False, adam_scalars(n, t), path)
 
 
 class Adam(Optimizer):
@@ -97,44 +127,68 @@ class Adam(Optimizer):
                                   "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
                                   "capturable": capturable, "differentiable": differentiable, "fused": fused,
                                   "decoupled_weight_decay": decoupled})
+        if fused:  # a GradScaler hands the step its scale and flag (NOTE [ A fused step reads the scaler's flag
+            # on the device ] in ``update.py``)
+            self._step_supports_amp_scaling = True
 
     #: AdamW sets this: weight decay shrinks the parameter directly instead of joining the gradient.
     decoupled_weight_decay = False
 
+    #: no step count is above this (None: unknown since a state was loaded); the fused kernel's table of bias
+    #: corrections covers it, so the device's counts are never read on the host
+    _counts_upto: int | None = 0
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        if self._counts_upto is None:
+            self._counts_upto = int(max((read_scalar(st, "step") for st in self.state.values() if "step" in st),
+                                        default=0))
+        self._counts_upto += 1
         return self._step_forms(closure)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        super().load_state_dict(state_dict)
+        self._counts_upto = None
 
     _rule = staticmethod(adam_rule)
 
     def _state_of(self, p: Tensor, group: dict[str, Any]) -> dict[str, Any]:
         st = self.state.get(p)  # (not setdefault: its default, fills of zeros, would run at every step)
-        if st is None:  # PyTorch's: the moments start at zeros
-            st = self.state[p] = {"step": scalar_state(0.0), "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)}
+        if st is None:  # PyTorch's: the moments start at zeros; a fused step's count lives on the device
+            step = device_step(p) if group.get("fused") else scalar_state(0.0)
+            st = self.state[p] = {"step": step, "exp_avg": zero_state(p), "exp_avg_sq": zero_state(p)}
         if group.get("amsgrad") and "max_exp_avg_sq" not in st:
             st["max_exp_avg_sq"] = zero_state(p)
         return st
 
     def _begin(self, group: dict[str, Any], st: Any) -> AdamScalars:
         """Count one more step in ``st`` and return the step's numbers."""
-        t = count_step(st)
-        lr, (b1, b2), wd = group["lr"], group["betas"], group["weight_decay"]
-        return AdamScalars(b1, b2, group["eps"], wd, 1 - lr * wd, lr / (1 - b1**t), (1 - b2**t) ** 0.5,
-                           group.get("amsgrad", False), group.get("maximize", False),
-                           group.get("decoupled_weight_decay", self.decoupled_weight_decay))
+        return adam_scalars(self._numbers(group), count_step(st))
 
-    def _fused(self, bucket: list[Tensor], group: dict[str, Any]) -> None:
-        """The fused form: one ``_fused_adam_`` call updates the bucket."""
+    def _numbers(self, group: dict[str, Any]) -> FusedAdamNumbers:
+        (b1, b2) = group["betas"]
+        return FusedAdamNumbers(group["lr"], b1, b2, group["eps"], group["weight_decay"], group.get("amsgrad", False),
+                                group.get("maximize", False),
+                                group.get("decoupled_weight_decay", self.decoupled_weight_decay))
+
+    def _fused(self, bucket: list[Tensor], group: dict[str, Any], amp: AmpTensors) -> None:
+        """The fused form, as PyTorch's ``_fused_adam``: the step counts (tensors on the device) counted up in
+        one multi-tensor call, one ``_fused_adam_`` call over the bucket, and with a GradScaler's flag the
+        counts taken down by it (NOTE [ A fused step reads the scaler's flag on the device ])."""
         states = [self._state_of(p, group) for p in bucket]
-        s = self._begin(group, StateList(states))
-        names = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if s.amsgrad else [])
-        for st in states:
-            for nm in names:
-                bump(st[nm])
+        steps = [on_device_step(st, p) for st, p in zip(states, bucket)]
+        n = self._numbers(group)
+        names = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if n.amsgrad else [])
+        step_data = [t._data for t in steps]
+        add_steps = kernel_of("_foreach_binary", steps[0])
+        add_steps("add", step_data, 1.0, out=step_data)
         bufs = [[st[nm]._data for st in states] for nm in names]
         kernel_of("_fused_adam_", bucket[0])([p._data for p in bucket], [p.grad._data for p in bucket],
-                                             bufs[0], bufs[1], bufs[2] if s.amsgrad else None, *s)
-        for p in bucket:
-            bump(p)
+                                             bufs[0], bufs[1], bufs[2] if n.amsgrad else None, step_data,
+                                             amp.scale_data, amp.found_data, *n, counts_upto=self._counts_upto)
+        if amp.found_inf is not None:
+            add_steps("sub", step_data, amp.found_data, out=step_data)
+        for t in (*steps, *bucket, *(st[nm] for st in states for nm in names), *amp.unscaled(bucket)):
+            bump(t)
 
 
 class AdamW(Adam):

@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, NamedTuple
 
+import numpy as np
+
 from .. import ops
+from ..dtypes import float16, float32, float64
+from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_flag, check_forms, check_hyper, count_step, scalar_state, zero_state
-from .update import rule_gradient
+from .optimizer import (AmpTensors, Optimizer, check_flag, check_forms, check_hyper, count_step, device_step,
+                        on_device_step, scalar_state, zero_state)
+from .update import amp_skipped, amp_unscale, bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
 
@@ -119,6 +124,25 @@ def adagrad_rule(k: Any, p: Any, g: Any, st: Any, s: AdagradScalars) -> None:
     k.addcdiv_(p, g, std, -s.clr)
 
 
+@register_kernel("_fused_adagrad_", dtypes=(float16, float32, float64), name="cpu/fused_adagrad")
+def fused_adagrad(params: list[np.ndarray], grads: list[np.ndarray], state_sums: list[np.ndarray],
+                  state_steps: list[np.ndarray], grad_scale: np.ndarray | None, found_inf: np.ndarray | None,
+                  lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool) -> None:
+    """PyTorch's ``torch._fused_adagrad_`` on the CPU: ``adagrad_rule`` on each parameter's arrays, the sums in
+    place, each with the learning rate of its own count in ``state_steps`` (already counted up). A GradScaler's
+    tensors as NOTE [ A fused step reads the scaler's flag on the device ] in ``update.py``."""
+    if amp_skipped(found_inf):
+        return
+    amp_unscale(grads, grad_scale)
+    by_count: dict[float, list[int]] = {}
+    for i, t in enumerate(state_steps):
+        by_count.setdefault(float(t), []).append(i)
+    for t, idx in by_count.items():
+        s = AdagradScalars(lr / (1 + (t - 1) * lr_decay), eps, weight_decay, maximize)
+        run_bare(adagrad_rule, [params[i] for i in idx], [grads[i] for i in idx],
+                 {"sum": [state_sums[i] for i in idx]}, False, s)
+
+
 class Adagrad(Optimizer):
     """Adagrad (Duchi et al.): divide by the root of the sum of all squared gradients so far.
 
@@ -128,7 +152,6 @@ class Adagrad(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
-        # fused=True (PyTorch's CPU kernel) gives the for-loop's values: minigrad runs the for-loop for it.
         check_forms("Adagrad", foreach, fused, differentiable)
         defaults = {
             "lr": lr,
@@ -143,10 +166,15 @@ class Adagrad(Optimizer):
             "fused": fused,
         }
         super().__init__(params, defaults)
-        # PyTorch fills the accumulators at construction (so state_dict() shows them before any step).
+        if fused:  # a GradScaler hands the step its scale and flag (NOTE [ A fused step reads the scaler's flag
+            # on the device ] in ``update.py``)
+            self._step_supports_amp_scaling = True
+        # PyTorch fills the accumulators at construction (so state_dict() shows them before any step); a fused
+        # group's step counts are on the parameters' device.
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p] = {"step": scalar_state(0.0), "sum": ops.fill(p, group["initial_accumulator_value"]).detach()}
+                step = device_step(p) if group["fused"] else scalar_state(0.0)
+                self.state[p] = {"step": step, "sum": ops.fill(p, group["initial_accumulator_value"]).detach()}
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         return self._step_forms(closure)
@@ -161,6 +189,30 @@ class Adagrad(Optimizer):
         step = count_step(st)
         return AdagradScalars(group["lr"] / (1 + (step - 1) * group["lr_decay"]), group["eps"], group["weight_decay"],
                               group["maximize"])
+
+    def _fused(self, bucket: list[Tensor], group: dict[str, Any], amp: AmpTensors) -> None:
+        """The fused form, as PyTorch's ``_fused_adagrad``: the step counts counted up, one ``_fused_adagrad_`` call,
+        and with a GradScaler's flag the counts taken down by it. minigrad has no GPU kernel for it: there each
+        parameter takes the for-loop, the flag read on the host."""
+        kernel = kernel_of("_fused_adagrad_", bucket[0])
+        if kernel is None:
+            if not amp.skips():
+                for p in bucket:
+                    amp.unscale(p)
+                    self._update(p, group)
+            return
+        states = [self.state[p] for p in bucket]
+        steps = [on_device_step(st, p) for st, p in zip(states, bucket)]
+        step_data = [t._data for t in steps]
+        add_steps = kernel_of("_foreach_binary", steps[0])
+        add_steps("add", step_data, 1.0, out=step_data)
+        kernel([p._data for p in bucket], [p.grad._data for p in bucket], [st["sum"]._data for st in states], step_data,
+               amp.scale_data, amp.found_data, group["lr"], group["lr_decay"], group["weight_decay"], group["eps"],
+               group["maximize"])
+        if amp.found_inf is not None:
+            add_steps("sub", step_data, amp.found_data, out=step_data)
+        for t in (*steps, *bucket, *(st["sum"] for st in states), *amp.unscaled(bucket)):
+            bump(t)
 
 
 class AdadeltaScalars(NamedTuple):

@@ -19,7 +19,8 @@ import numpy as np
 
 from .. import ops
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..dtypes import float32, float64, get_default_dtype
+from ..creation import full
+from ..dtypes import bfloat16, float16, float32, float64, get_default_dtype
 from ..tensor import Tensor
 from ..tracing import bus
 from .._handles import RemovableHandle
@@ -290,10 +291,12 @@ class Optimizer(abc.ABC):
             raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
                              "optimizer's group")
         id_map = dict(zip((i for g in saved_groups for i in g["params"]), self.params))
+        fused_ids = {i: bool(g.get("fused")) for g in saved_groups for i in g["params"]}
         state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
         for k, v in state_dict["state"].items():
             if k in id_map:
-                state[id_map[k]] = {name: _restored(id_map[k], name, value) for name, value in v.items()}
+                fused = fused_ids.get(k, False)
+                state[id_map[k]] = {name: _restored(id_map[k], name, value, fused) for name, value in v.items()}
             else:
                 state[k] = v
         for saved, mine in zip(saved_groups, self.param_groups):
@@ -340,31 +343,36 @@ class Optimizer(abc.ABC):
         Returns the ``closure``'s loss.
         """
         loss = self._closure_loss(closure)
+        amp = AmpTensors(getattr(self, "grad_scale", None), getattr(self, "found_inf", None))
         plans = []
         for group in self.param_groups:
             params = [p for p in group["params"] if p.grad is not None]
-            plans.append((group, params, self._form(group, params)))
+            plans.append((group, params, self._form(group, params, amp)))
         with no_grad():
             for group, params, form in plans:
                 buckets: dict[tuple, list[Tensor]] = {}
                 for p in params:
                     if form != "for-loop" and multi_tensor_ok(p, p.grad):
                         buckets.setdefault(bucket_key(p, self._state_of(p, group)), []).append(p)
-                    else:
+                    elif not amp.skips():
+                        amp.unscale(p)
                         self._update(p, group)
                 for bucket in buckets.values():
                     if form == "fused":
-                        self._fused(bucket, group)
+                        self._fused(bucket, group, amp.on(bucket[0]))
                     else:
                         self._foreach(bucket, group)
         return loss
 
-    def _form(self, group: dict[str, Any], params: list[Tensor]) -> str:
+    def _form(self, group: dict[str, Any], params: list[Tensor], amp: "AmpTensors | None" = None) -> str:
         """``"for-loop"``, ``"foreach"`` or ``"fused"``, and PyTorch's refusals, before any change.
 
         As PyTorch (torch/optim/optimizer.py ``_default_to_fused_or_foreach``): ``foreach=None`` means
-        foreach when every parameter is on the GPU, else the for-loop; ``fused`` only when asked.
+        foreach when every parameter is on the GPU, else the for-loop; ``fused`` only when asked. A GradScaler's
+        tensors (``amp``) only a fused group takes.
         """
+        if amp is not None and amp.given and params and not group.get("fused"):
+            raise AssertionError("Expected grad_scale and found_inf to be None")
         if group.get("differentiable") and params:
             # minigrad's parameters are leaves that require grad: PyTorch's differentiable step refuses them
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -419,11 +427,14 @@ def _typename(obj: Any) -> str:
     return name if module in ("builtins", None) else f"{module}.{name}"
 
 
-def _restored(p: Tensor, name: str, value: Any) -> Any:
+def _restored(p: Tensor, name: str, value: Any, fused: bool = False) -> Any:
     """A saved state value made the parameter's: a tensor in ``p``'s dtype (a floating one) and on its device, as
-    PyTorch loads it; ``step`` keeps its own dtype and stays on the CPU. A fresh copy either way."""
+    PyTorch loads it; ``step`` keeps its own dtype and stays on the CPU, except in a fused group, where it is a
+    float32 on the parameter's device (``device_step``). A fresh copy either way."""
     if not isinstance(value, Tensor):
         return value
+    if name == "step" and fused:
+        return value.detach().to(p.device, float32, copy=True)
     dtype = value.dtype if name == "step" or not p.dtype.is_floating_point else p.dtype
     out = Tensor._make(value.detach().cpu().numpy().astype(dtype.np, copy=True), dtype)
     return out.to(p.device) if name != "step" and p.device != "cpu" else out
@@ -440,6 +451,76 @@ def scalar_state(value: float) -> Tensor:
     """A 0-d CPU tensor of PyTorch's scalar dtype holding ``value`` (a new ``step``, ``mu_product``)."""
     dtype = float64 if get_default_dtype() == float64 else float32
     return Tensor._make(np.array(value, dtype=dtype.np), dtype)
+
+
+def device_step(p: Tensor) -> Tensor:
+    """A fused step's count: a 0-d float32 zero on ``p``'s device (PyTorch's ``_get_scalar_dtype(is_fused=True)``),
+    which the fused kernel reads there (NOTE [ A fused step reads the scaler's flag on the device ])."""
+    return full((), 0.0, dtype=float32, device=p.device)
+
+
+def on_device_step(st: dict[str, Any], p: Tensor) -> Tensor:
+    """``st``'s step count as a fused kernel reads it, moved there once if the state came from another form."""
+    t = st["step"]
+    if t._device != p._device or t._dtype is not float32:
+        t = st["step"] = t.detach().to(p.device, float32, copy=True)
+    return t
+
+
+class AmpTensors:
+    """A GradScaler's scale and inf/NaN flag as it hands them to a fused optimizer (``optimizer.grad_scale``,
+    ``optimizer.found_inf``; either may be None), for one ``step``.
+
+    A fused kernel reads them on the device (NOTE [ A fused step reads the scaler's flag on the device ] in
+    ``update.py``). A parameter that runs the for-loop instead (one that cannot join a multi-tensor call, or
+    every parameter while a recorder listens) needs the flag on the host: ``skips`` reads it there once per
+    step, a sync on a GPU, and ``unscale`` divides its gradient by the scale as an op.
+    """
+
+    __slots__ = ("grad_scale", "found_inf", "_skip")
+
+    def __init__(self, grad_scale: Tensor | None, found_inf: Tensor | None) -> None:
+        self.grad_scale, self.found_inf = grad_scale, found_inf
+        self._skip: bool | None = None
+
+    @property
+    def given(self) -> bool:
+        return self.grad_scale is not None or self.found_inf is not None
+
+    @property
+    def scale_data(self) -> Any:
+        return None if self.grad_scale is None else self.grad_scale._data
+
+    @property
+    def found_data(self) -> Any:
+        return None if self.found_inf is None else self.found_inf._data
+
+    def on(self, p: Tensor) -> "AmpTensors":
+        """The two tensors on ``p``'s device, as a fused kernel there reads them."""
+        if not self.given:
+            return self
+        moved = [None if t is None else t.to(p.device) for t in (self.grad_scale, self.found_inf)]
+        return AmpTensors(*moved)
+
+    def unscaled(self, bucket: list[Tensor]) -> list[Tensor]:
+        """The gradients a fused kernel writes back divided by the scale (none without one)."""
+        return [] if self.grad_scale is None else [p.grad for p in bucket]
+
+    def skips(self) -> bool:
+        """Whether the step leaves every parameter as it was (the flag holds exactly 1): read on the host."""
+        if self._skip is None:
+            self._skip = self.found_inf is not None and self.found_inf.item() == 1.0
+        return self._skip
+
+    def unscale(self, p: Tensor) -> None:
+        """``p``'s gradient divided by the scale, in place (in float32 for a half gradient, as the kernel)."""
+        if self.grad_scale is None:
+            return
+        g = p.grad
+        if g.dtype in (float16, bfloat16):
+            g.copy_(g.float().div(self.grad_scale.to(g.device)))
+        else:
+            g.div_(self.grad_scale.to(g.device))
 
 
 def _states(st: Any) -> list[dict[str, Any]]:

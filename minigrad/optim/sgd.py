@@ -9,8 +9,8 @@ import numpy as np
 from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_forms, check_hyper, zero_state
-from .update import bump, kernel_of, rule_gradient, run_bare
+from .optimizer import AmpTensors, Optimizer, check_forms, check_hyper, zero_state
+from .update import amp_skipped, amp_unscale, bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["SGD"]
 
@@ -43,9 +43,14 @@ def sgd_rule(k: Any, p: Any, g: Any, st: Any, s: SGDScalars) -> None:
 
 @register_kernel("_fused_sgd_", dtypes=(float16, float32, float64), name="cpu/fused_sgd")
 def fused_sgd(params: list[np.ndarray], grads: list[np.ndarray], momentum_buffers: list[np.ndarray] | None,
-              first: bool, *scalars: Any, path: Any = None) -> None:
+              grad_scale: np.ndarray | None, found_inf: np.ndarray | None, first: bool, *scalars: Any,
+              path: Any = None) -> None:
     """PyTorch's ``torch._fused_sgd_`` on the CPU: ``sgd_rule`` on each parameter's arrays, in place (on
-    ``path``: ``run_bare``'s)."""
+    ``path``: ``run_bare``'s). A GradScaler's tensors as NOTE [ A fused step reads the scaler's flag on the
+    device ] in ``update.py``."""
+    if amp_skipped(found_inf):
+        return
+    amp_unscale(grads, grad_scale)
     s = SGDScalars(*scalars)
     run_bare(sgd_rule, params, grads, {"momentum_buffer": momentum_buffers} if s.momentum else {}, first, s, path)
 
@@ -82,6 +87,9 @@ class SGD(Optimizer):
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
                                   "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
                                   "foreach": foreach, "differentiable": differentiable, "fused": fused})
+        if fused:  # a GradScaler hands the step its scale and flag (NOTE [ A fused step reads the scaler's flag
+            # on the device ] in ``update.py``)
+            self._step_supports_amp_scaling = True
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         return self._step_forms(closure)
@@ -96,10 +104,11 @@ class SGD(Optimizer):
         return SGDScalars(group["lr"], group["momentum"], group.get("dampening", 0.0), group["weight_decay"],
                           group["nesterov"], group.get("maximize", False))
 
-    def _fused(self, bucket: list[Tensor], group: dict[str, Any]) -> None:
-        """The fused form: one ``_fused_sgd_`` call updates the bucket (momentum buffers made on the first step)."""
+    def _fused(self, bucket: list[Tensor], group: dict[str, Any], amp: AmpTensors) -> None:
+        """The fused form: one ``_fused_sgd_`` call updates the bucket (momentum buffers made on the first step:
+        zeros, where PyTorch's are left unwritten when a GradScaler skips that step)."""
         s = self._begin(group, None)
-        bufs, first = None, False
+        bufs, first, states = None, False, []
         if s.momentum:
             states = [self._state_of(p, group) for p in bucket]
             first = states[0].get("momentum_buffer") is None
@@ -107,9 +116,7 @@ class SGD(Optimizer):
                 for p, st in zip(bucket, states):
                     st["momentum_buffer"] = zero_state(p)
             bufs = [st["momentum_buffer"]._data for st in states]
-            for st in states:
-                bump(st["momentum_buffer"])
         kernel_of("_fused_sgd_", bucket[0])([p._data for p in bucket], [p.grad._data for p in bucket], bufs,
-                                            first, *s)
-        for p in bucket:
-            bump(p)
+                                            amp.scale_data, amp.found_data, first, *s)
+        for t in (*bucket, *(st["momentum_buffer"] for st in states), *amp.unscaled(bucket)):
+            bump(t)

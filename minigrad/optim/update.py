@@ -51,7 +51,7 @@ from ..tensor import Tensor, VersionCounter, storage_viewed
 from ..tracing import bus
 
 __all__ = ["OPS", "ARRAYS", "BARE", "bump", "rule_gradient", "path_for", "array_path_ok", "multi_tensor_ok", "bucket_key", "kernel_of",
-           "list_path", "run_bare", "TensorList", "ArrayList", "StateList"]
+           "list_path", "run_bare", "amp_skipped", "amp_unscale", "TensorList", "ArrayList", "StateList"]
 
 #: float16/bfloat16 arithmetic may differ between kernels and raw NumPy: those keep the op path.
 _ARRAY_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -295,10 +295,11 @@ def bucket_key(p: Tensor, state: dict[str, Any]) -> tuple:
 
 def _layout_value(name: str, v: Any) -> Any:
     """What of a state entry a bucket must share: a number (``step``'s count, a 0-d tensor on the CPU), or that
-    the entry is a buffer."""
+    the entry is a tensor (a buffer; a fused step's count on the device, which its kernel reads per parameter:
+    never read on the host)."""
     if v is None or isinstance(v, (bool, int, float)):
         return v
-    return float(v._data) if name in ("step", "mu_product") else "tensor"
+    return float(v._data) if name in ("step", "mu_product") and v._device == "cpu" else "tensor"
 
 
 class TensorList(list):
@@ -478,6 +479,32 @@ def run_bare(rule: Any, params: list[np.ndarray], grads: list[np.ndarray], buffe
             for name, buf in given.items():
                 if st[name] is not buf:
                     buf[...] = st[name]
+
+
+# -- a GradScaler's two tensors in a fused step ----------------------------------------------------
+#
+# NOTE [ A fused step reads the scaler's flag on the device ]
+# A fused optimizer (``_step_supports_amp_scaling``) is handed the GradScaler's scale and inf/NaN flag
+# as 0-d float32 tensors on its device (``optimizer.grad_scale``, ``optimizer.found_inf``: PyTorch's
+# contract). Its kernel reads both where they are: a flag of exactly 1 leaves every parameter, buffer
+# and gradient as it was (PyTorch's kernels test ``== 1``), else each gradient is first divided by the
+# scale and written back, unscaled. Adam's step counts are then tensors on the device, counted up
+# before the kernel and down again by the flag after it, so nothing is read on the host: a float16
+# training step with a fused optimizer makes no sync at all.
+
+def amp_skipped(found_inf: np.ndarray | None) -> bool:
+    """Whether a fused kernel leaves everything as it was: the scaler's flag holds exactly 1."""
+    return found_inf is not None and float(found_inf.reshape(-1)[0]) == 1.0
+
+
+def amp_unscale(grads: list[np.ndarray], grad_scale: np.ndarray | None) -> None:
+    """Each gradient divided by the scale in its accumulation type (float32 for float16), written back."""
+    if grad_scale is None:
+        return
+    with np.errstate(all="ignore"):
+        for g in grads:
+            acc = np.float64 if g.dtype == np.float64 else np.float32
+            g[...] = np.asarray(g, dtype=acc) / acc(grad_scale.reshape(-1)[0])
 
 
 # -- the CPU's multi-tensor kernels: NumPy on each array ---------------------------------------------

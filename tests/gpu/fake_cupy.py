@@ -1572,10 +1572,12 @@ def _mse(name: str, grid: tuple, block: tuple, args: tuple) -> None:
 # -- the optimizers' multi-tensor and fused kernels (optim_src.py) ------------------------------------
 
 
-def _slot_arrays(name: str, grid: tuple, args: tuple, per_slot: int, empty_ok: bool = False) -> tuple[list[tuple], tuple]:
+def _slot_arrays(name: str, grid: tuple, args: tuple, per_slot: int, empty_ok: bool = False,
+                 counts: int = 0) -> tuple[list[tuple], tuple]:
     """The used slots' arrays (``grid[1]`` slots of ``per_slot`` pointers and a size) and the scalars after
     all ``SLOTS`` slots; checks each used slot's size (0 only where ``empty_ok``: a norm's empty tensor) and
-    every unused slot's size of 0."""
+    every unused slot's size of 0. The last ``counts`` pointers of a slot are float32 0-d values (a fused
+    Adam's step count), not of the slot's size."""
     from minigrad.kernels.gpu.optim_src import SLOTS
 
     used, step = grid[1], per_slot + 1
@@ -1586,7 +1588,9 @@ def _slot_arrays(name: str, grid: tuple, args: tuple, per_slot: int, empty_ok: b
         if j >= used:
             assert n == 0, f"{name}: slot {j} is past the grid but has {n} elements"
             continue
-        assert (n > 0 or empty_ok) and all(a.size == n and a.flags.c_contiguous for a in arrays), f"{name}: slot {j}"
+        sized, counted = arrays[:per_slot - counts], arrays[per_slot - counts:]
+        assert (n > 0 or empty_ok) and all(a.size == n and a.flags.c_contiguous for a in sized), f"{name}: slot {j}"
+        assert all(a.size == 1 and a.dtype == np.float32 for a in counted), f"{name}: slot {j}'s count"
         slots.append(tuple(np.asarray(a) for a in arrays))  # host views of the same memory: writes land
     return slots, args[SLOTS * step:]
 
@@ -1648,16 +1652,37 @@ def _mt(op: str, form: str, grid: tuple, args: tuple) -> None:
 
 
 def _fused(rule: str, grid: tuple, args: tuple) -> None:
-    """A fused optimizer step: minigrad's CPU kernel of the same name (the rule on the arrays)."""
-    from minigrad.kernels.gpu.optim_src import FUSED
+    """A fused optimizer step: minigrad's CPU kernel of the same name (the rule on the arrays), with the
+    GradScaler's scale and flag (float32 device scalars, read only when their flags say they are given)."""
+    from minigrad.kernels.gpu.optim_src import COUNTED, FUSED
 
-    slots, tail = _slot_arrays(f"fused_{rule}", grid, args, 2 + len(FUSED[rule]))
+    counts = int(rule in COUNTED)
+    slots, tail = _slot_arrays(f"fused_{rule}", grid, args, 2 + len(FUSED[rule]) + counts, counts=counts)
+    grad_scale, found_inf, has_scale, has_inf, *numbers = tail
+    assert isinstance(has_scale, np.int32) and isinstance(has_inf, np.int32), "the scaler's flags are int"
+    for given, t in ((has_scale, grad_scale), (has_inf, found_inf)):
+        assert not given or (t.dtype == np.float32 and t.size == 1), "the scaler's tensors: float32 scalars"
     if rule == "sgd":
-        assert isinstance(tail[0], np.int32), "first is an int flag"
-    scalars = [bool(v) if isinstance(v, np.int32) else float(v) for v in tail]
+        assert isinstance(numbers[0], np.int32), "first is an int flag"
+    else:  # Adam's bias corrections come from the host's table: every count must be in it, its numbers Python's
+        bias, n_bias, *numbers = numbers
+        table = np.asarray(bias).reshape(-1, 2)
+        assert bias.dtype == np.float64 and isinstance(n_bias, np.int64) and table.shape[0] == n_bias
+        beta1, beta2 = float(numbers[1]), float(numbers[2])
+        for *_, count in slots:
+            t = float(np.asarray(count).reshape(-1)[0])
+            if t == int(t) and t >= 1:  # (a count set by hand to another number takes the device's pow)
+                assert t <= n_bias, f"step count {t} past the table of bias corrections ({n_bias})"
+                assert tuple(table[int(t) - 1]) == (1 - beta1 ** t, (1 - beta2 ** t) ** 0.5), "the table's numbers"
+    scalars = [bool(v) if isinstance(v, np.int32) else float(v) for v in numbers]
     lists = [list(column) for column in zip(*slots)]
+    amp = [np.asarray(grad_scale) if has_scale else None, np.asarray(found_inf) if has_inf else None]
     with np.errstate(all="ignore"):
-        _cpu_kernel(f"_fused_{rule}_", slots[0][0].dtype)(*lists, *scalars, path=_gpu_bare_path())
+        if rule == "sgd":
+            bufs = lists[2]
+            _cpu_kernel("_fused_sgd_", slots[0][0].dtype)(*lists[:2], bufs, *amp, *scalars, path=_gpu_bare_path())
+        else:
+            _cpu_kernel("_fused_adam_", slots[0][0].dtype)(*lists, *amp, *scalars, path=_gpu_bare_path())
 
 
 def _gpu_bare_path() -> Any:

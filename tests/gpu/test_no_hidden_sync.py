@@ -122,7 +122,7 @@ def small_resnet_step():
 def nano_gpt_step():
     """A step of ``examples/gpt.py``'s nanoGPT-style model as its loop writes it (``bench/gpu_kernels.py``'s
     ``nanogpt_step``, 2 layers x 64, batch 8 x 32): positions from ``arange(..., device=idx.device)``, dropout
-    0.1 (its masks drawn on the device), causal SDPA, clipping, AdamW with weight-decay groups."""
+    0.1 (its masks drawn on the device), causal SDPA, clipping, the fused AdamW with weight-decay groups."""
     return _bench().nanogpt_step(mg, "cuda", (2, 64, 4, 8, 32, 0.1))
 
 
@@ -181,11 +181,13 @@ def steady_counts(step, steps=3):
 #: ``add_(grad, alpha=-lr)`` one where ``sub_(grad * lr)`` was two. In the twenty-sixth, the nanoGPT-style step
 #: 192: a column-major operand of ``mm`` gets a column-major gradient, as PyTorch's ``mm_mat2_backward`` makes
 #: it, so the tied ``lm_head``'s ``weight.t()`` hands the embedding a row-major gradient and its ``.grad`` needs
-#: no layout copy (``operand_layout`` in autograd/formula.py).
+#: no layout copy (``operand_layout`` in autograd/formula.py). In the thirty-third, the nanoGPT-style step 181:
+#: its ``configure_optimizers`` takes the fused AdamW on a GPU, as nanoGPT's does (two launches a group where
+#: foreach took eight).
 BUDGETS = {"char GPT 2x64, batch 16x32, AdamW": (gpt_step, 155),
            "MLP 64-128-10, SGD momentum, clipped": (mlp_step, 33),
            "CNN conv8-pool-conv16-pool-linear, Adam": (cnn_step, 48),
-           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, AdamW": (nano_gpt_step, 196),
+           "nanoGPT-style 2x64, dropout 0.1, causal SDPA, fused AdamW": (nano_gpt_step, 185),
            "makemore MLP, C[X[ix]], tanh, p.data += -lr * p.grad": (makemore_step, 40),
            "small ResNet-style CNN, BatchNorm2d, LeakyReLU, adaptive avg pool, SGD": (small_resnet_step, 62)}
 

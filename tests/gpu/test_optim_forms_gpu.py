@@ -96,9 +96,10 @@ def test_each_form_gives_the_for_loop_s_values_bit_for_bit(case: str, form: str,
         assert sorted(st) == sorted(st_loop)
         for k, v in st.items():
             if isinstance(v, mg.Tensor):
-                # the counts stay on the CPU (PyTorch's, but for its fused form, which reads them on the device):
-                # the rule reads them as numbers, with no copy back from the device
-                device = "cpu" if k in ("step", "mu_product") else "cuda"
+                # the counts stay on the CPU (PyTorch's): the rule reads them as numbers, with no copy back from
+                # the device; but the fused form's step, a float32 on the device, which its kernel reads there
+                on_cpu = k == "mu_product" or (k == "step" and form != "fused")
+                device = "cpu" if on_cpu else "cuda"
                 assert v.device == device and v.numpy().tobytes() == st_loop[k].numpy().tobytes(), k
             else:
                 assert v == st_loop[k], k
@@ -152,13 +153,14 @@ def _launches_per_step(make, n: int, device: bool = False) -> int:
     return seen.count
 
 
-#: launches per steady step, written down: the fused forms are one kernel; foreach is one kernel per
+#: launches per steady step, written down: the fused forms are one kernel (Adam's with one multi-tensor add
+#: before it that counts its step tensors, as PyTorch's ``_fused_adam``); foreach is one kernel per
 #: op of PyTorch's for-loop (AdamW: ``mul_``, ``lerp_``, ``mul_``, ``addcmul_``, ``sqrt``, ``div_``, ``add_``,
 #: ``addcdiv_``, as PyTorch's ``_multi_tensor_adamw``), whatever the number of parameters up to SLOTS
 BUDGET = {
     "sgd-momentum-fused": (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, fused=True), 1),
-    "adamw-fused": (lambda ps: optim.AdamW(ps, lr=0.01, fused=True), 1),
-    "adam-amsgrad-fused": (lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True, weight_decay=0.1, fused=True), 1),
+    "adamw-fused": (lambda ps: optim.AdamW(ps, lr=0.01, fused=True), 2),
+    "adam-amsgrad-fused": (lambda ps: optim.Adam(ps, lr=0.01, amsgrad=True, weight_decay=0.1, fused=True), 2),
     "sgd-nesterov-foreach": (lambda ps: optim.SGD(ps, lr=0.1, momentum=0.9, nesterov=True, foreach=True), 4),
     "adamw-foreach": (lambda ps: optim.AdamW(ps, lr=0.01, foreach=True), 8),
     "adamw-default": (lambda ps: optim.AdamW(ps, lr=0.01), 8),  # foreach by default on the GPU
@@ -198,9 +200,12 @@ def test_a_recording_sees_the_launches_of_plans_made_before_it() -> None:
 def test_past_slots_parameters_a_launch_takes_the_next_slots() -> None:
     from minigrad.kernels.gpu.optim_src import SLOTS
 
-    make = BUDGET["adamw-fused"][0]
+    make = BUDGET["sgd-momentum-fused"][0]
     assert _launches_per_step(make, SLOTS) == 1
     assert _launches_per_step(make, SLOTS + 1) == 2
+    make = BUDGET["adamw-fused"][0]  # the count-up and the step, each past SLOTS
+    assert _launches_per_step(make, SLOTS) == 2
+    assert _launches_per_step(make, SLOTS + 1) == 4
 
 
 @pytest.mark.gpu
@@ -230,8 +235,10 @@ def test_state_dict_round_trip_on_the_gpu(form: dict) -> None:
     rs = params([q.detach().cpu().numpy() for q in qs])
     again = fresh(rs)
     again.load_state_dict(half.state_dict())
-    # the buffers load onto their parameters' device; the step counts stay on the CPU, as PyTorch loads them
-    assert all(v.device == ("cpu" if k == "step" else "cuda")
+    # the buffers load onto their parameters' device; the step counts stay on the CPU, as PyTorch loads them,
+    # but a fused group's, which its kernel reads on the device
+    step_device = "cuda" if "fused" in form else "cpu"
+    assert all(v.device == (step_device if k == "step" else "cuda")
                for st in again.state.values() for k, v in st.items() if isinstance(v, mg.Tensor))
     steps(again, rs, range(2, 4))
     for p, r in zip(ps, rs):

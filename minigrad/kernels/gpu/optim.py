@@ -8,6 +8,7 @@ device nothing. Unused slots repeat the first slot's pointers with size 0 (the g
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import cupy
@@ -127,22 +128,62 @@ def _fused(rule: str, dtype: Any) -> Any:
                     src.OPTIONS)
 
 
+@functools.cache
+def _nowhere() -> Any:
+    """A float32 the fused kernels are pointed at for an absent scale or flag (never read)."""
+    return cupy.empty((1,), dtype=np.float32)
+
+
+def _amp_args(grad_scale: Any, found_inf: Any) -> tuple[Any, ...]:
+    """A GradScaler's scale and flag (float32 device scalars, each possibly None) as a fused kernel takes them:
+    two pointers, then whether each is given."""
+    absent = grad_scale if grad_scale is not None else found_inf if found_inf is not None else _nowhere()
+    return (absent if grad_scale is None else grad_scale, absent if found_inf is None else found_inf,
+            np.int32(grad_scale is not None), np.int32(found_inf is not None))
+
+
 @register_kernel("_fused_sgd_", GPU, dtypes=_DTYPES, name="gpu/fused_sgd")
-def fused_sgd(params: list[Any], grads: list[Any], momentum_buffers: list[Any] | None, first: bool,
-              *scalars: Any) -> None:
-    """SGD's whole rule (``sgd_rule``) per element, ``SLOTS`` parameters per launch."""
+def fused_sgd(params: list[Any], grads: list[Any], momentum_buffers: list[Any] | None, grad_scale: Any,
+              found_inf: Any, first: bool, *scalars: Any) -> None:
+    """SGD's whole rule (``sgd_rule``) per element, ``SLOTS`` parameters per launch; a GradScaler's flag and
+    scale read on the device (NOTE [ A fused step reads the scaler's flag on the device ] in
+    ``minigrad/optim/update.py``)."""
     bufs = momentum_buffers if momentum_buffers is not None else params  # unread without momentum
-    launch_slots(_fused("sgd", params[0].dtype), list(zip(params, grads, bufs)), _scalar_args((first, *scalars)))
+    launch_slots(_fused("sgd", params[0].dtype), list(zip(params, grads, bufs)),
+                 (*_amp_args(grad_scale, found_inf), *_scalar_args((first, *scalars))))
 
 
 @register_kernel("_fused_adam_", GPU, dtypes=_DTYPES, name="gpu/fused_adam")
 def fused_adam(params: list[Any], grads: list[Any], exp_avgs: list[Any], exp_avg_sqs: list[Any],
-               max_exp_avg_sqs: list[Any] | None, *scalars: Any) -> None:
+               max_exp_avg_sqs: list[Any] | None, state_steps: list[Any], grad_scale: Any, found_inf: Any,
+               *numbers: Any, counts_upto: int = 0) -> None:
     """Adam's and AdamW's whole rule (``adam_rule``) per element, ``SLOTS`` parameters per launch (the moments
-    zeros before the first step)."""
+    zeros before the first step); each slot's bias corrections from its float32 step count, read on the device
+    (``_bias_table``: no step count above ``counts_upto``), and a GradScaler's flag and scale too (NOTE [ A fused
+    step reads the scaler's flag on the device ] in ``minigrad/optim/update.py``)."""
     maxes = max_exp_avg_sqs if max_exp_avg_sqs is not None else exp_avg_sqs  # unread without amsgrad
-    launch_slots(_fused("adam", params[0].dtype), list(zip(params, grads, exp_avgs, exp_avg_sqs, maxes)),
-                 _scalar_args(scalars))
+    bias = _bias_table(numbers[1], numbers[2], counts_upto)
+    launch_slots(_fused("adam", params[0].dtype), list(zip(params, grads, exp_avgs, exp_avg_sqs, maxes, state_steps)),
+                 (*_amp_args(grad_scale, found_inf), bias, np.int64(bias.size // 2), *_scalar_args(numbers)))
+
+
+#: (beta1, beta2) -> the device's table of Adam's bias corrections
+_BIAS: dict[tuple[float, float], Any] = {}
+
+
+def _bias_table(beta1: float, beta2: float, upto: int) -> Any:
+    """``1 - beta1**t`` and ``(1 - beta2**t) ** 0.5`` for t = 1, 2, ... past ``upto``, as a (t, 2) float64 device array.
+
+    Computed on the host by Python's ``pow``, as PyTorch's for-loop computes them, so the fused kernel's
+    numbers are the for-loop's bit for bit (the device's ``pow`` differs from the host's in a last bit now and
+    then). Uploaded once per 4096 steps or more, and again when the betas change: not a copy a steady step makes.
+    """
+    table = _BIAS.get((beta1, beta2))
+    if table is None or table.shape[0] < upto:
+        n = max(4096, 2 * upto)
+        host = np.array([(1 - beta1 ** float(t), (1 - beta2 ** float(t)) ** 0.5) for t in range(1, n + 1)])
+        table = _BIAS[(beta1, beta2)] = cupy.asarray(host)
+    return table
 
 
 # -- GradScaler's two kernels: the scale stays on the device ----------------------------------------------

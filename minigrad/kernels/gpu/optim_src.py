@@ -34,7 +34,7 @@ from typing import Iterator
 from .cuda_src import _PRELUDE, ARITY, BINARY, BLOCK_SUM, DTYPES, PARAM, TERNARY, UNARY, _math, kernel_name
 
 __all__ = ["SLOTS", "OPTIONS", "OP_OPTIONS", "MT_UNARY", "MT_BINARY", "MT_OPS", "FUSED", "mt_source", "sumsq_source",
-           "unscale_source", "update_scale_source", "UPDATE_SCALE", "fused_source", "all_sources"]
+           "unscale_source", "update_scale_source", "UPDATE_SCALE", "FUSED", "COUNTED", "fused_source", "all_sources"]
 
 #: tensors per launch (PyTorch's depth-4 lists hold 36; 32 slots of Adam's five pointers and a size
 #: are 1.5 KB of parameters, well inside CUDA's 4 KB)
@@ -54,6 +54,8 @@ MT_OPS = ("add_alpha", "lerp", "addcmul", "addcdiv")
 
 #: the fused rules: name -> the state buffers of a slot after ``p`` and ``g``
 FUSED = {"sgd": ("buf",), "adam": ("m", "v", "vm")}
+#: the rules whose slots end with the parameter's step count (a float32 on the device, PyTorch's fused ``step``)
+COUNTED = ("adam",)
 
 # mg_scalar: a double rounded to the storage type (as NumPy rounds a Python number), in ACC.
 # mg_round: a value rounded to the storage type, in ACC (what storing and reloading gives).
@@ -231,6 +233,7 @@ extern "C" __global__ void {UPDATE_SCALE}(float* scale, int* tracker, const floa
 
 _SGD_BODY = """
         ACC g = mg_load(gp, i);
+        if (has_scale) { g = mg_round(g / c_gs); mg_store(gp, i, g); }
         ACC p = mg_load(pp, i);
         if (maximize) g = -g;
         if (weight_decay != 0.0) g = mg_round(FMA(a_wd, p, g));
@@ -261,6 +264,7 @@ _SGD_SCALARS = ("const double lr, const double momentum, const double dampening,
 # a division by a number: a multiplication by its reciprocal)
 _ADAM_BODY = """
         ACC g = mg_load(gp, i);
+        if (has_scale) { g = mg_round(g / c_gs); mg_store(gp, i, g); }
         ACC p = mg_load(pp, i);
         if (maximize) g = -g;
         if (weight_decay != 0.0 && decoupled) p = mg_round(p * c_decay);
@@ -282,23 +286,43 @@ _ADAM_BODY = """
         denom = mg_round(denom + c_eps);
         mg_store(pp, i, mg_round(FMA(a_nstep, m / denom, p)));"""
 
-_ADAM_HEAD = """const ACC c_b2 = mg_scalar(beta2), c_eps = mg_scalar(eps), c_decay = mg_scalar(decay);
+# The step count ``t`` (after this step) gives the bias corrections: from the host's table of them (``bias``: ``1 -
+# beta1**t``, ``(1 - beta2**t) ** 0.5`` for t = 1..n_bias, computed by Python's ``pow`` as PyTorch's for-loop computes
+# them, so the same bits), else (a count set by hand) by the device's ``pow``.
+_ADAM_HEAD = """const double t = (double)sp[0];
+    const long long k = (long long)t;
+    const bool tabled = (double)k == t && k >= 1 && k <= n_bias;
+    const double bias_correction1 = tabled ? bias[2 * (k - 1)] : 1.0 - pow(beta1, t);
+    const double bias_correction2_sqrt = tabled ? bias[2 * k - 1] : pow(1.0 - pow(beta2, t), 0.5);
+    const double decay = 1.0 - lr * weight_decay, step_size = lr / bias_correction1;
+    const ACC c_b2 = mg_scalar(beta2), c_eps = mg_scalar(eps), c_decay = mg_scalar(decay);
     const ACC c_inv_bc2s = (ACC)1 / mg_scalar(bias_correction2_sqrt);  // NOTE [ Dividing by a number on the GPU ]
     const ACC a_w1 = (ACC)(1.0 - beta1), a_1mb2 = (ACC)(1.0 - beta2), a_wd = (ACC)weight_decay;
     const ACC a_nstep = (ACC)(-step_size);"""
 
-#: the scalars after ``first``, in the order of ``SGDScalars``/``AdamScalars`` (minigrad/optim/)
-_ADAM_SCALARS = ("const double beta1, const double beta2, const double eps, const double weight_decay, "
-                 "const double decay, const double step_size, const double bias_correction2_sqrt, const int amsgrad, "
-                 "const int maximize, const int decoupled")
+#: the numbers after the scaler's: SGD's ``first`` and ``SGDScalars``; Adam's table of bias corrections and its length,
+#: then ``FusedAdamNumbers`` (minigrad/optim/)
+_ADAM_SCALARS = ("const double* __restrict__ bias, const long long n_bias, const double lr, const double beta1, const double beta2, const double eps, const double weight_decay, "
+                 "const int amsgrad, const int maximize, const int decoupled")
+
+#: a GradScaler's scale and inf/NaN flag (float32 on the device) and whether each is given, before the numbers
+_AMP_ARGS = "const float* grad_scale, const float* found_inf, const int has_scale, const int has_inf, "
+
+# A flag of exactly 1 leaves everything as it was (PyTorch's ``*found_inf_ptr == 1``); a scale divides each gradient,
+# which is written back unscaled (NOTE [ A fused step reads the scaler's flag on the device ] in minigrad/optim/update.py).
+_AMP_HEAD = """if (has_inf && found_inf[0] == 1.0f) return;
+    const ACC c_gs = has_scale ? (ACC)grad_scale[0] : (ACC)1;"""
 
 
 def fused_source(rule: str, dtype: str) -> str:
     """Source of ``mg_fused_<rule>_<sfx>``: arguments per slot ``p``, ``g``, the state buffers
-    (``FUSED[rule]``), ``n``; then the rule's scalars (SGD's after ``first``, the step that makes the
-    momentum buffers; Adam's moments start at zeros, as PyTorch's)."""
+    (``FUSED[rule]``), Adam's step count (``COUNTED``), ``n``; then the scaler's (``_AMP_ARGS``) and the
+    rule's numbers (SGD's after ``first``, the step that makes the momentum buffers; Adam's moments start
+    at zeros, as PyTorch's). ``g`` is written when a scale is given."""
     T, ACC, _ = DTYPES[dtype]
-    fields = [(T, "pp"), (f"const {T}", "gp")] + [(T, f"{b}p") for b in FUSED[rule]]
+    fields = [(T, "pp"), (T, "gp")] + [(T, f"{b}p") for b in FUSED[rule]]
+    if rule in COUNTED:
+        fields.append(("const float", "sp"))
     params, pick = _slots(fields)
     head, body, scalars = (_SGD_HEAD, _SGD_BODY, "const int first, " + _SGD_SCALARS) if rule == "sgd" else \
         (_ADAM_HEAD, _ADAM_BODY, _ADAM_SCALARS)
@@ -307,8 +331,9 @@ def fused_source(rule: str, dtype: str) -> str:
     return f"""{_PRELUDE}
 typedef {ACC} ACC;
 {_ROUNDING[dtype]}
-extern "C" __global__ void {kernel_name("fused", rule, dtype)}({params}, {scalars}) {{
+extern "C" __global__ void {kernel_name("fused", rule, dtype)}({params}, {_AMP_ARGS}{scalars}) {{
     {pick}
+    {_AMP_HEAD}
     {head}
     {_LOOP} {{{body}
     }}
