@@ -4,7 +4,7 @@ In Paddle's generated dygraph function the first thing an op does, when an
 AMP level other than O0 is active, is decide one destination dtype for its
 inputs (``GetAmpDestDtype``), cast them (``EagerAmpAutoCast``), and call
 itself again with AMP switched off (``AutoCastGuard(O0)``). minigrad's
-dygraph layer (``run_layers``) calls ``autocast_inputs`` for the same step.
+dygraph layer (``run_layers``) calls ``autocast_call`` for the same step.
 
 The destination dtype, per level:
 
@@ -40,6 +40,7 @@ Example:
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from typing import Any
 
@@ -50,7 +51,7 @@ from .amp_state import AMP
 from .autocast_policy import BANNED, FP32, FP32_SET_OPT_DTYPE, LOWER, PROMOTE, aten_name_of, policy_of
 from .op_table import OPS
 
-__all__ = ["autocast", "autocast_inputs", "autocast_as", "amp_dest_dtype", "set_amp_category", "ALLOW_LIST", "DENY_LIST",
+__all__ = ["autocast", "autocast_inputs", "autocast_call", "autocast_as", "amp_dest_dtype", "set_amp_category", "ALLOW_LIST", "DENY_LIST",
            "LEVELS"]
 
 # The lists are filled from the op definitions (``defop(..., amp="allow")``), never by hand:
@@ -151,6 +152,30 @@ def amp_dest_dtype(op_name: str, inputs: list[Any], level: int, amp_dtype: Any) 
             if t._dtype is amp_dtype:
                 seen_low = True
     return amp_dtype if seen_low else None
+
+
+def _set_opt_dtype(op_name: str, first: Any, device: str, given: dict[str, Any]) -> dict[str, Any]:
+    """PyTorch's ``set_opt_dtype``: ``dtype=float32`` where the caller gave none and the first input is eligible
+    (an ``amp.cast`` event says so), else the arguments as they are."""
+    if given.get("dtype") is not None or not _eligible(first, device):
+        return given
+    rec = bus.recorder
+    if rec is not None:
+        rec.emit(AmpCast(op=op_name, tensor=first._id, from_dtype=first._dtype.name, to_dtype="float32"))
+    return {**given, "dtype": _dt.float32}
+
+
+def autocast_call(op: Any, inputs: list[Any], attrs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+    """``autocast_inputs``, but for an op of PyTorch's ``fp32_set_opt_dtype`` policy that takes ``dtype=`` (``sum``,
+    ``prod``, ``cumsum``, ``cumprod`` on CUDA): its input is not cast; it is read in float32 by the op itself
+    (``dtype=float32``, when the caller gave no dtype and the input is eligible), as PyTorch's autocast kernel
+    sets the optional dtype. So the graph has the op's node alone, as PyTorch's (no ``ToCopyBackward0``). The
+    ``amp.cast`` event still says which input autocast reads in float32."""
+    if AMP.devices is not None and AMP.level == 1 and "dtype" in attrs:
+        first, device = _region(inputs)
+        if device is not None and policy_of(aten_name_of(op.name, attrs), device) == FP32_SET_OPT_DTYPE:
+            return inputs, _set_opt_dtype(op.name, first, device, attrs)
+    return autocast_inputs(op, inputs, attrs), attrs
 
 
 def autocast_inputs(op: Any, inputs: list[Any], attrs: dict[str, Any] | None = None) -> list[Any]:
@@ -302,6 +327,8 @@ def autocast_as(aten: str, *, composite: bool = True) -> Any:
     would be cast.
     """
     def decorate(fn: Any) -> Any:
+        takes_dtype = "dtype" in inspect.signature(fn).parameters
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if AMP.devices is None or AMP.level != 1:
@@ -310,7 +337,11 @@ def autocast_as(aten: str, *, composite: bool = True) -> Any:
             first, device = _region(values)
             if device is None or (composite and policy_of(aten, device) is None):
                 return fn(*args, **kwargs)
-            found = _destination(aten, values, first, device)
+            if takes_dtype and policy_of(aten, device) == FP32_SET_OPT_DTYPE:
+                kwargs = _set_opt_dtype(aten, first, device, kwargs)  # no cast: the dtype set (``autocast_call``)
+                found = None
+            else:
+                found = _destination(aten, values, first, device)
             cast = OPS["cast"]
             level, AMP.level = AMP.level, 0
             try:

@@ -62,7 +62,7 @@ _IMPORTS = (
     ("minigrad.autograd.grad_mode", ("GRAD_MODE",)),
     ("minigrad.autograd.node_creation", ("create_grad_node",)),
     ("minigrad.dispatch.amp_state", ("AMP",)),
-    ("minigrad.dispatch.dygraph", ("finish_outputs", "run_layers", "share_version")),
+    ("minigrad.dispatch.dygraph", ("finish_outputs", "refuse_integral_grad", "run_layers", "share_version")),
     ("minigrad.dispatch.op_table", ("OPS",)),
     ("minigrad.dtypes", ("BY_NUMPY", "from_numpy")),
     ("minigrad.kernels.api", ("KINDS", "kernel_of_kind", "launch_and_check")),
@@ -122,11 +122,23 @@ def generate(op: "OpDef") -> str:
         lines += ["    return out_t  # no backward formula: no grad node"]
         return "\n".join(lines) + "\n"
     needs = " or ".join(f"{n}._meta is not None" for n in diff)
+    node = f"        create_grad_node({o}, ({', '.join(names)}{',' if len(names) == 1 else ''}), attrs, (out_t,))"
+    if op.dtype_out:  # its dtype= may choose an integral output, which PyTorch refuses to record
+        lines += [
+            "    # require_any_grad: grad mode is on, a differentiable input requires grad (an integral output: refused).",
+            f"    if GRAD_MODE.enabled and ({needs}):",
+            "        if not out_t._dtype.is_floating:",
+            "            refuse_integral_grad(out_t)",
+            "        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.",
+            node,
+            "    return out_t",
+        ]
+        return "\n".join(lines) + "\n"
     lines += [
         "    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.",
         f"    if GRAD_MODE.enabled and out_t._dtype.is_floating and ({needs}):",
         "        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.",
-        f"        create_grad_node({o}, ({', '.join(names)}{',' if len(names) == 1 else ''}), attrs, (out_t,))",
+        node,
         "    return out_t",
     ]
     return "\n".join(lines) + "\n"

@@ -9,7 +9,7 @@ hands it the calls that something observes (a recorder, autocast) and those
 its cached kernel does not cover:
 
 1. **AMP**: with an autocast context active, inputs are cast per the op lists
-   (``amp.autocast_inputs``);
+   (``amp.autocast_call``);
 2. the **kernel call**: the kernel layer computes the outputs
    (``kernels.api.call_kernel``);
 3. ``require_any_grad``: grad mode is on, the output is floating and a
@@ -44,7 +44,6 @@ from .. import dtypes as _dt
 from ..dtypes import float32, from_numpy
 from ..errors import ShapeError
 from ..kernels.api import call_kernel
-from ..kernels.infer_meta import scalar_type_name
 from ..kernels.backends import backend_of_device, move_array
 from ..kernels.infer_meta import scalar_type_name, size_mismatch
 from ..kernels.prepare_data import emit_transform
@@ -54,7 +53,7 @@ from ..tracing.events import ApiCall
 from ..tracing.preview import call_attrs, jsonable
 from ..tracing.provenance import name_outputs
 from . import amp_state
-from .amp import autocast_inputs
+from .amp import autocast_call
 from .op_table import OPS
 from .views import announce_version, move_history as _move_history, regenerate_views, rewrite_history
 
@@ -62,7 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..ops.registry import OpDef
 
 __all__ = ["OPS", "run_op", "run_layers", "run_inplace", "run_to_device", "announce_node", "jsonable", "new_tensor",
-           "finish_outputs", "share_version", "share_versions"]
+           "finish_outputs", "share_version", "share_versions", "refuse_integral_grad"]
 
 
 def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
@@ -86,6 +85,11 @@ def _announce_inputs(rec: Any, inputs: list[Any]) -> list[Any]:
     return ids
 
 
+def refuse_integral_grad(out: Any) -> None:
+    """PyTorch's refusal of a recorded op whose ``dtype=`` made its output integral: no gradient flows through it."""
+    raise RuntimeError(f"Autograd not support dtype: {scalar_type_name(out._dtype.np)}")
+
+
 def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
     """Run one op call after the API layer: the op's dygraph function."""
     return op.dygraph_function(*inputs, attrs)
@@ -98,7 +102,7 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         if rec is not None:
             rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))
         if amp_state.AMP.level:
-            inputs = autocast_inputs(op, inputs, attrs)
+            inputs, attrs = autocast_call(op, inputs, attrs)
         out, device, layout = call_kernel(op, inputs, attrs, rec)
         multi = type(out) is tuple
         if multi:
@@ -115,6 +119,8 @@ def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) 
         # outputs are never differentiable.
         if GRAD_MODE.enabled and op.backward is not None and outs[0]._dtype.is_floating and require_any_grad(op, inputs):
             create_grad_node(op, inputs, attrs, outs, rec)
+        elif op.dtype_out and GRAD_MODE.enabled and require_any_grad(op, inputs):
+            refuse_integral_grad(outs[0])
         if op.output_index is not None:
             mark_multi_output(tuple(outs), view_function_name(op, inputs[0], attrs))
         if rec is not None:

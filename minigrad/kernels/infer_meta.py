@@ -163,6 +163,13 @@ def reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False, **attrs: Any
     else:
         shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
     dtype = x.dtype
+    given = attrs.get("dtype")  # ``sum(x, dtype=...)``: the input read in that dtype, the result of it
+    if given is not None:
+        dtype = given.np
+        if op == "mean" and not is_floating_np(dtype):
+            raise ShapeError(f"{op}(): could not infer output dtype. Optional dtype must be either a floating point "
+                             f"or complex dtype. Got: {scalar_type_name(dtype)}")
+        return shape, dtype
     if op == "sum" and dtype.kind in "biu":
         dtype = np.dtype(np.int64)
     if op in ("var", "std") and not is_floating_np(dtype):

@@ -19,11 +19,11 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from ..devices import backend_of_device
-from ..dtypes import ALL_DTYPES, DType, bfloat16
+from ..dtypes import ALL_DTYPES, DType, bfloat16, float32
 from .key import Backend, KernelKey, Layout
 
-__all__ = ["Kernel", "ArgDef", "register_kernel", "unregister_kernels", "kernels_for", "kernel_of", "registered_ops",
-           "KERNELS"]
+__all__ = ["Kernel", "ArgDef", "register_kernel", "unregister_kernels", "kernels_for", "kernel_of", "in_dtype",
+           "registered_ops", "KERNELS"]
 
 
 class ArgDef:
@@ -175,9 +175,28 @@ def in_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def kernel(*args: Any, **kwargs: Any) -> Any:
-        return _narrow(fn(*(_widen(a) for a in args), **{k: _widen(v) for k, v in kwargs.items()}))
+        # a reduction given ``dtype=`` (``in_dtype``) returns that dtype: bfloat16 computed in float32 and rounded
+        # once, another dtype as it is
+        target = kwargs.get("dtype")
+        if target is bfloat16:
+            kwargs = {**kwargs, "dtype": float32}
+        out = fn(*(_widen(a) for a in args), **{k: _widen(v) for k, v in kwargs.items()})
+        return out if isinstance(target, DType) and target is not bfloat16 else _narrow(out)
 
     return kernel
+
+
+def in_dtype(op: str, backend: str, x: Any, dtype: DType, *args: Any, **kwargs: Any) -> Any:
+    """``op`` computed in ``dtype``: ``x`` cast to it, then the kernel registered for it (same backend).
+
+    A reduction given ``dtype=`` (``x.sum(dtype=torch.float32)``) reads its input in that dtype, as PyTorch's
+    one op does (``SumBackward0``, no ``ToCopyBackward0`` before it); its kernel for ``x``'s dtype hands the
+    call here when the two differ.
+    """
+    kern = kernels_for(op).get(KernelKey(backend, Layout.ALL_LAYOUT, dtype))
+    if kern is None:  # (bfloat16 on the GPU)
+        raise RuntimeError(f'"{op}" not implemented for {dtype} on the {backend.lower()}')
+    return kern.fn(x.astype(dtype.np), *args, dtype=dtype, **kwargs)
 
 
 def unregister_kernels(op: str, backend: str) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import is_floating_np
+from ..dtypes import DType, is_floating_np
 from ..errors import OutOfRangeError, ShapeError
 from ..kernels.infer_meta import scalar_type_name
 from ..tensor import Tensor
@@ -20,6 +20,13 @@ def _is_int(v: Any) -> bool:
 def check_bool(op: str, name: str, pos: int, v: Any) -> bool:
     if not isinstance(v, bool):
         raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be bool, but got {type_name(v)}")
+    return v
+
+
+def check_opt_dtype(op: str, name: str, pos: int, v: Any) -> Any:
+    """A reduction's ``dtype=``: None, or the dtype to read the input in and to return."""
+    if v is not None and not isinstance(v, DType):
+        raise TypeError(f"{op}(): argument '{name}' must be a minigrad dtype, but got {type_name(v)}")
     return v
 
 

@@ -48,27 +48,31 @@ from ..errors import OutOfRangeError
 from .. import dtypes as _dt
 from ..dtypes import ALL_DTYPES
 from ..kernels.key import Backend
-from ..kernels.registry import register_kernel
+from ..kernels.registry import in_dtype, register_kernel
 from ..tensor import Tensor
-from ._checks import check_int, check_tensor, wrap_dim
+from ._checks import check_int, check_opt_dtype, check_tensor, wrap_dim
 from .math import cast, ne, sub
 from .sort import _picked_values_op
 from .shape import concat, getitem
-from .reduce import return_types
+from .reduce import return_types, to_input_dtype
 from .registry import Attr, defop, type_name
 
 __all__ = ["cumsum", "cumprod", "logcumsumexp", "diff", "cummax", "cummin"]
 
 
-def infer_cumulative(op: str, x: Any, dim: int) -> tuple[tuple[int, ...], Any]:
-    """InferMeta: ``x``'s shape; integer and bool inputs accumulate in int64."""
+def infer_cumulative(op: str, x: Any, dim: int, dtype: Any = None) -> tuple[tuple[int, ...], Any]:
+    """InferMeta: ``x``'s shape; integer and bool inputs accumulate in int64, or in ``dtype`` where given."""
     wrap_dim(op, dim, x.ndim)
+    if dtype is not None:
+        return tuple(x.shape), dtype.np
     return tuple(x.shape), (np.dtype(np.int64) if x.dtype.kind in "biu" else x.dtype)
 
 
 def _cumulative_kernel(ufunc: np.ufunc, name: str) -> Any:
-    def kernel(x: np.ndarray, dim: int) -> np.ndarray:
-        dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+    def kernel(x: np.ndarray, dim: int, dtype: Any = None) -> np.ndarray:
+        if dtype is not None and dtype.np != x.dtype:  # ``dtype=``: that dtype's kernel on x cast to it
+            return in_dtype(name, Backend.CPU, x, dtype, dim)
+        dtype = (np.int64 if x.dtype.kind in "biu" else x.dtype) if dtype is None else dtype.np
         if x.ndim == 0:
             return np.array(x, dtype=dtype)
         return np.asarray(ufunc.accumulate(x, axis=dim, dtype=dtype))
@@ -82,10 +86,13 @@ register_kernel("cumsum", Backend.CPU, dtypes=ALL_DTYPES)(_cumulative_kernel(np.
 register_kernel("cumprod", Backend.CPU, dtypes=ALL_DTYPES)(_cumulative_kernel(np.multiply, "cumprod"))
 
 _DIM = (Attr("dim", check=check_int),)
+#: cumsum's and cumprod's: the dtype to read the input in and to return (``dtype=``)
+_DIM_DTYPE = (*_DIM, Attr("dtype", None, check_opt_dtype))
 
-cumsum_op = defop("cumsum", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, layout="contiguous",
+cumsum_op = defop("cumsum", inputs=("x",), attrs=_DIM_DTYPE, dtype_out=True, infer_meta=infer_cumulative, layout="contiguous",
                   doc="running sum along dim", amp="deny")
-cumprod_op = defop("cumprod", inputs=("x",), attrs=_DIM, infer_meta=infer_cumulative, layout="contiguous", save=("x", "out"),
+cumprod_op = defop("cumprod", inputs=("x",), attrs=_DIM_DTYPE, dtype_out=True, infer_meta=infer_cumulative, layout="contiguous",
+                   save=("x", "out"),
                    doc="running product along dim", amp="deny")
 
 
@@ -98,18 +105,24 @@ def _rcumsum(ops: Any, v: Any, dim: int) -> Any:
 
 @cumsum_op.def_backward
 def cumsum_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``x[i]`` is in every ``out[j]`` with ``j >= i``: the reversed running sum of the gradient."""
-    return (_rcumsum(ctx.ops, grad, ctx.attrs["dim"]),)
+    """``x[i]`` is in every ``out[j]`` with ``j >= i``: the reversed running sum of the gradient (in the input's
+    dtype, as PyTorch's ``cumsum_backward(grad.to(self's type))``)."""
+    return (_rcumsum(ctx.ops, to_input_dtype(ctx, grad), ctx.attrs["dim"]),)
 
 
 @cumprod_op.def_backward
 def cumprod_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``rcumsum(grad * out) / x`` before the first zero, the zero's own sum at it, 0 after it."""
+    """``rcumsum(grad * out) / x`` before the first zero, the zero's own sum at it, 0 after it (the gradient taken
+    in the input's dtype first, as PyTorch's ``cumprod_backward(grad.to(self's type), ...)``)."""
+    return (to_input_dtype(ctx, _cumprod_grad(ctx, to_input_dtype(ctx, grad))),)
+
+
+def _cumprod_grad(ctx: Any, grad: Any) -> Any:
     x, out = ctx.saved()
     ops = ctx.ops
     dim = ctx.attrs["dim"]
     if x.ndim == 0:
-        return (grad,)
+        return grad
     is_zero = ops.eq(x, 0.0)
     zeros_seen = ops.cumsum(is_zero, dim)  # int64: how many zeros up to and including i
     before = ops.eq(zeros_seen, 0)  # no zero at or before i
@@ -125,18 +138,19 @@ def cumprod_backward(ctx: Any, grad: Any) -> tuple[Any]:
     tail = _rcumsum(ops, ops.where(before, ops.mul(one, 0.0), ops.mul(grad, after)), dim)
     g_first = ops.mul(prefix, tail)
     zero = ops.mul(one, 0.0)
-    return (ops.where(before, g_before, ops.where(first, g_first, zero)),)
+    return ops.where(before, g_before, ops.where(first, g_first, zero))
 
 
 def _check(op: str, input: Any, dtype: Any) -> Tensor:
     check_tensor(op, "input", 0, input)
     if dtype is not None and not isinstance(dtype, _dt.DType):
         raise TypeError(f"{op}(): argument 'dtype' must be a minigrad dtype, but got {type_name(dtype)}")
-    return input if dtype is None or dtype is input.dtype else cast(input, dtype)
+    return input
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """Running sum along ``dim`` (``torch.cumsum``); integer and bool inputs give int64, ``dtype=`` casts first.
+    """Running sum along ``dim`` (``torch.cumsum``); integer and bool inputs give int64, ``dtype=`` reads the input
+    in that dtype (one op, as PyTorch's).
 
     Example:
         >>> import minigrad as mg
@@ -144,7 +158,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         [[1.0, 2.0], [4.0, 6.0]]
     """
     x = _check("cumsum", input, dtype)
-    return cumsum_op(x, check_int("cumsum", "dim", 1, dim))
+    return cumsum_op(x, check_int("cumsum", "dim", 1, dim), dtype)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -156,7 +170,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         [2, 0, 0]
     """
     x = _check("cumprod", input, dtype)
-    return cumprod_op(x, check_int("cumprod", "dim", 1, dim))
+    return cumprod_op(x, check_int("cumprod", "dim", 1, dim), dtype)
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:

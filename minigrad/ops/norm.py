@@ -34,19 +34,20 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes as _dt
-from ..dtypes import FLOAT_DTYPES
+from ..dtypes import ALL_DTYPES, FLOAT_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.key import Backend
 from ..kernels.array_kernels import renorm_arrays, vector_norm_arrays
-from ..kernels.registry import register_kernel
+from ..kernels.registry import in_dtype, register_kernel
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims, check_int, check_tensor, wrap_dim
+from ._checks import check_bool, check_dims, check_int, check_opt_dtype, check_tensor, wrap_dim
 from .factorization import linalg_svdvals
 from .math import abs as _abs
 from .math import cast
 from .reduce import amax as _amax
 from .reduce import amin as _amin
 from .reduce import sum as _sum
+from .reduce import to_input_dtype
 from .registry import Attr, defop, type_name
 from .shape import permute, squeeze, unsqueeze
 from ..dispatch.amp import autocast_as
@@ -62,10 +63,24 @@ def _check_ord(op: str, name: str, pos: int, v: Any) -> float:
     return float(v)
 
 
-def infer_vector_norm(op: str, x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
-    """InferMeta: the reduced shape; floating inputs only; an empty reduction only for ``0 <= ord < inf`` (no identity otherwise)."""
+def _check_norm_dtype(op: str, given: Any, dtype: Any) -> None:
+    """A norm's ``dtype=``: floating, and one the input's dtype widens to (PyTorch's checks, in its words)."""
+    if not dtype.is_floating:
+        raise RuntimeError(f"{op}: dtype should be floating point or complex, but got {im.scalar_type_name(dtype.np)}")
+    if _dt.promote(given, dtype) is not dtype:
+        raise RuntimeError(f"{op}: the dtype of the input ({im.scalar_type_name(given.np)}) should be convertible "
+                           f"without narrowing to the specified dtype ({im.scalar_type_name(dtype.np)})")
+
+
+def infer_vector_norm(op: str, x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False,
+                      dtype: Any = None) -> Any:
+    """InferMeta: the reduced shape; floating inputs only; an empty reduction only for ``0 <= ord < inf`` (no identity
+    otherwise); the input's dtype, or ``dtype`` (a floating one) where given."""
     if not _dt.is_floating_np(x.dtype):
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype}")
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{im.scalar_type_name(x.dtype)}")
+    if dtype is not None:
+        _check_norm_dtype("linalg.vector_norm", _dt.from_numpy(x.dtype), dtype)
     dims = im.reduced_dims(op, dim, x.ndim)
     if (ord < 0 or ord == _INF) and (x.size == 0 and (not dims or any(x.shape[d] == 0 for d in dims))):
         shown = "inf" if ord == _INF else ("-inf" if ord == -_INF else f"{ord:g}")
@@ -75,18 +90,24 @@ def infer_vector_norm(op: str, x: Any, ord: float = 2.0, dim: Any = None, keepdi
         shape = tuple(1 if i in dims else s for i, s in enumerate(x.shape))
     else:
         shape = tuple(s for i, s in enumerate(x.shape) if i not in dims)
-    return shape, x.dtype
+    return shape, x.dtype if dtype is None else dtype.np
 
 
-@register_kernel("vector_norm", Backend.CPU, dtypes=FLOAT_DTYPES)
-def vector_norm_cpu(x: np.ndarray, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+# Registered for every dtype so that an integer input reaches InferMeta, which refuses it in PyTorch's words.
+@register_kernel("vector_norm", Backend.CPU, dtypes=ALL_DTYPES)
+def vector_norm_cpu(x: np.ndarray, ord: float = 2.0, dim: Any = None, keepdim: bool = False,
+                    dtype: Any = None) -> np.ndarray:
+    if dtype is not None and dtype.np != x.dtype:  # ``dtype=``: that dtype's kernel on x cast to it
+        return in_dtype("vector_norm", Backend.CPU, x, dtype, ord, dim, keepdim)
     return vector_norm_arrays(np, x, ord, dim, keepdim)  # (the GPU's kernel runs the same body on CuPy)
 
 
 vector_norm_op = defop(
     "vector_norm",
     inputs=("x",),
-    attrs=(Attr("ord", 2.0, _check_ord), Attr("dim", None, check_dims), Attr("keepdim", False, check_bool)),
+    attrs=(Attr("ord", 2.0, _check_ord), Attr("dim", None, check_dims), Attr("keepdim", False, check_bool),
+           Attr("dtype", None, check_opt_dtype)),
+    dtype_out=True,
     infer_meta=infer_vector_norm,
     layout="contiguous",
     save=("x", "out"),
@@ -135,9 +156,13 @@ def norm_grad(ops: Any, x: Any, grad: Any, out: Any, ord: float, dim: Any = None
 
 @vector_norm_op.def_backward
 def vector_norm_backward(ctx: Any, grad: Any) -> tuple[Any]:
-    """``norm_grad`` of the call's ``ord``."""
+    """``norm_grad`` of the call's ``ord`` (with ``dtype=``, the input read in the result's dtype, and the gradient
+    cast back to the input's)."""
     x, out = ctx.saved()
-    return (norm_grad(ctx.ops, x, grad, out, ctx.attrs["ord"], ctx.attrs["dim"], ctx.attrs["keepdim"]),)
+    if x.dtype != out.dtype:
+        x = ctx.ops.cast(x, out.dtype)
+    g = norm_grad(ctx.ops, x, grad, out, ctx.attrs["ord"], ctx.attrs["dim"], ctx.attrs["keepdim"])
+    return (to_input_dtype(ctx, g),)
 
 
 # -- at::norm(x, p, dim, keepdim): the norm PyTorch's C++ composites call (pairwise_distance) ---------------
@@ -189,7 +214,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         [5.0, 1.0]
     """
     check_tensor("linalg.vector_norm", "input", 0, x)
-    return vector_norm_op(_cast(x, dtype), _check_ord("linalg.vector_norm", "ord", 1, ord), dim, keepdim)
+    return vector_norm_op(x, _check_ord("linalg.vector_norm", "ord", 1, ord), dim, keepdim, dtype)
 
 
 @autocast_as("linalg_matrix_norm")
@@ -200,7 +225,11 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     ``inf``: the largest sum of ``|a|`` over a row; ``1``: over a column; ``-inf``/``-1``: the smallest.
     """
     check_tensor("linalg.matrix_norm", "input", 0, A)
-    A = _cast(A, dtype)
+    if not A.dtype.is_floating:
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{im.scalar_type_name(A.dtype.np)}")
+    if dtype is not None:
+        _check_norm_dtype("linalg.matrix_norm", A.dtype, dtype)
     if A.ndim < 2:
         raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions, but got shape {tuple(A.shape)}")
     dims = check_dims("linalg.matrix_norm", "dim", 2, dim)
@@ -210,8 +239,9 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     r, c = (d % A.ndim for d in dims)
     if r == c:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, {dims[1]})")
-    if ord == "fro":
-        return vector_norm_op(A, 2.0, (r, c), keepdim)
+    if ord == "fro":  # one node, the input read in ``dtype``, as PyTorch's
+        return vector_norm_op(A, 2.0, (r, c), keepdim, dtype)
+    A = _cast(A, dtype)
     if ord == "nuc" or ord in (2, -2):
         return _singular_value_norm(A, ord, (r, c), keepdim)
     if ord not in (_INF, -_INF, 1, -1):
@@ -304,7 +334,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
         raise RuntimeError(f"norm(): p={p!r} is not supported ('fro', 'nuc' or a number)")
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
-    return vector_norm_op(_cast(input, dtype), _check_ord("norm", "p", 1, p), dim, keepdim)
+    return vector_norm_op(input, _check_ord("norm", "p", 1, p), dim, keepdim, dtype)
 
 
 # -- renorm: each slice along a dim scaled down to a largest norm --------------------------------------------------

@@ -33,10 +33,10 @@ from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES
 from ..kernels import infer_meta as im
 from ..kernels.cascade_sum import cascade_sum, get_num_threads
 from ..kernels.key import Backend
-from ..kernels.registry import register_kernel
+from ..kernels.registry import in_dtype, register_kernel
 from ..kernels.special import row_max
 from ..tensor import Tensor
-from ._checks import check_bool, check_dims, check_int, check_tensor, wrap_dim
+from ._checks import check_bool, check_dims, check_int, check_opt_dtype, check_tensor, wrap_dim
 from ..autograd.formula import GRAPH_OPS
 from ..autograd.grad_mode import no_grad
 from .argmax import argmax, argmin
@@ -57,6 +57,17 @@ def _axis(x, dim):
 
 
 _DIM_ATTRS = (Attr("dim", None, check_dims), Attr("keepdim", False, check_bool))
+#: a reduction that reads its input in a dtype it is given (``x.sum(dtype=torch.float32)``): PyTorch's one op, whose
+#: kernel casts as it reads (the kernel for the input's dtype hands the call to ``in_dtype``), and whose gradient
+#: is cast back to the input's dtype (``to_input_dtype``); no ``ToCopyBackward0`` before it
+_DTYPE_ATTR = Attr("dtype", None, check_opt_dtype)
+
+
+def to_input_dtype(ctx: Any, g: Any) -> Any:
+    """A reduction's gradient in its input's dtype (it differs where the call gave ``dtype=``), as PyTorch's
+    engine casts a gradient to its input's (``validate_outputs``)."""
+    want = ctx.input_dtype(0)
+    return g if g.dtype == want else ctx.ops.cast(g, want)
 
 
 def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool, ops: Any = GRAPH_OPS) -> Any:
@@ -74,11 +85,14 @@ define_composite("expand_back", expand_back)
 
 
 @register_kernel("sum", CPU, dtypes=ALL_DTYPES, name="cpu/sum_")  # bools count (the result is int64)
-def sum_cpu(x, dim=None, keepdim=False):
+def sum_cpu(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("sum", CPU, x, dtype, dim, keepdim)
     if x.dtype.kind == "f":  # floats in PyTorch's order (NOTE [ PyTorch's sum, bit for bit ])
         return _float_sum(x, dim, keepdim, x.dtype)
     # integers are exact in any order: np.add.reduce is what np.sum calls, without its Python wrapper
-    return np.asarray(np.add.reduce(x, axis=_axis(x, dim), dtype=np.int64, keepdims=keepdim))
+    acc = np.int64 if dtype is None else dtype.np  # (int64 unless given one)
+    return np.asarray(np.add.reduce(x, axis=_axis(x, dim), dtype=acc, keepdims=keepdim))
 
 
 def _float_sum(x: np.ndarray, dim: Any, keepdim: bool, dtype: Any) -> np.ndarray:
@@ -94,9 +108,10 @@ def _float_sum(x: np.ndarray, dim: Any, keepdim: bool, dtype: Any) -> np.ndarray
 sum = defop(
     "sum",
     inputs=("x",),
-    attrs=_DIM_ATTRS,
+    attrs=(*_DIM_ATTRS, _DTYPE_ATTR),
+    dtype_out=True,
     infer_meta=im.reduce,
-    doc="sum over dim",
+    doc="sum over dim; dtype= reads the input in that dtype (still one op, as PyTorch's)",
     methods=("sum",),
     amp="deny",
 )
@@ -104,13 +119,15 @@ sum = defop(
 
 @sum.def_backward
 def _sum_backward(ctx, g):
-    return (ctx.ops.expand_back(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"]),)
+    return (to_input_dtype(ctx, ctx.ops.expand_back(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"])),)
 
 
 # Registered for every dtype so that an integer input reaches InferMeta, which refuses it in
 # PyTorch's words ("could not infer output dtype ... Got: Long"); the kernel itself sees floats only.
 @register_kernel("mean", CPU, dtypes=ALL_DTYPES, name="cpu/mean")
-def mean_cpu(x, dim=None, keepdim=False):
+def mean_cpu(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("mean", CPU, x, dtype, dim, keepdim)
     # sum / count rather than np.mean: np.mean of an empty slice warns from inside NumPy,
     # where the kernels' warning filter (kernels/api.py) does not reach; the result is NaN either way.
     axis = _axis(x, dim)
@@ -128,9 +145,10 @@ def mean_cpu(x, dim=None, keepdim=False):
 mean = defop(
     "mean",
     inputs=("x",),
-    attrs=_DIM_ATTRS,
+    attrs=(*_DIM_ATTRS, _DTYPE_ATTR),
+    dtype_out=True,
     infer_meta=im.reduce,
-    doc="mean over dim",
+    doc="mean over dim; dtype= reads the input in that dtype (still one op, as PyTorch's)",
     methods=("mean",),
     amp="deny",
 )
@@ -144,7 +162,7 @@ def _mean_backward(ctx, g):
         count *= shape[d]
     ops = ctx.ops
     spread = ops.expand_back(g, shape, ctx.attrs["dim"], ctx.attrs["keepdim"])
-    return (ops.div(spread, float(count if count > 0 else 1)),)
+    return (to_input_dtype(ctx, ops.div(spread, float(count if count > 0 else 1))),)
 
 
 def _extreme_backward(ctx, g):
@@ -239,15 +257,18 @@ def _int64_if_integral(dtype: Any) -> Any:
     return np.dtype(np.int64) if dtype.kind in "biu" else dtype
 
 
-def _infer_integral_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False) -> tuple[tuple[int, ...], Any]:
-    """InferMeta of ``prod``/``nansum``: ``sum``'s (shape by dim and keepdim, int64 for integers)."""
-    shape, dtype = im.reduce(op, x, dim, keepdim)
-    return shape, _int64_if_integral(dtype)
+def _infer_integral_reduce(op: str, x: Any, dim: Any = None, keepdim: bool = False,
+                           dtype: Any = None) -> tuple[tuple[int, ...], Any]:
+    """InferMeta of ``prod``/``nansum``: ``sum``'s (shape by dim and keepdim, int64 for integers, or ``dtype``)."""
+    shape, out = im.reduce(op, x, dim, keepdim, dtype=dtype)
+    return shape, out if dtype is not None else _int64_if_integral(out)
 
 
 @register_kernel("prod", CPU, dtypes=ALL_DTYPES, name="cpu/prod")
-def prod_cpu(x, dim=None, keepdim=False):
-    dtype = _int64_if_integral(x.dtype)
+def prod_cpu(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("prod", CPU, x, dtype, dim, keepdim)
+    dtype = _int64_if_integral(x.dtype) if dtype is None else dtype.np
     acc = np.float32 if dtype.kind == "f" and dtype.itemsize < 4 else dtype  # a half multiplied in float
     out = np.multiply.reduce(x, axis=_axis(x, dim), dtype=acc, keepdims=keepdim)
     return np.asarray(out, dtype=dtype)
@@ -257,7 +278,8 @@ def _check_dim_or_none(op: str, name: str, pos: int, v: Any) -> Any:
     return None if v is None else check_int(op, name, pos, v)
 
 
-_prod_op = defop("prod", inputs=("x",), attrs=(Attr("dim", None, _check_dim_or_none), Attr("keepdim", False, check_bool)),
+_prod_op = defop("prod", inputs=("x",), attrs=(Attr("dim", None, _check_dim_or_none), Attr("keepdim", False, check_bool),
+                                                _DTYPE_ATTR), dtype_out=True,
                  infer_meta=_infer_integral_reduce, save=("x", "out"), amp="deny",
                  doc="product over dim (all elements when None); integers give int64")
 
@@ -286,34 +308,44 @@ def _prod_backward(ctx, g):
     """PyTorch's ``prod_backward``: ``g * out / x`` while no element is 0; with zeros, the product of the
     others by running products (``_prod_safe_zeros``). Which one is PyTorch's own data-dependent branch: the
     zeros are counted on the host (a sync on a GPU, as PyTorch's ``nonzero``/``item``)."""
+    return (to_input_dtype(ctx, _prod_grad(ctx, g)),)
+
+
+def _prod_grad(ctx: Any, g: Any) -> Any:
+    """``_prod_backward`` in the gradient's dtype (the input read in it, as PyTorch's ``self.to(grad's type)``)."""
     x, out = ctx.saved()
     ops = ctx.ops
+    if x.dtype != g.dtype:
+        x = ops.cast(x, g.dtype)
     dim, keepdim = ctx.attrs["dim"], ctx.attrs["keepdim"]
     if x.ndim == 0:
-        return (ops.reshape(g, ()),)
+        return ops.reshape(g, ())
     zeros = int(ops.sum(ops.eq(x, 0.0)).item())
     if dim is None:
         if zeros == 0:
-            return (ops.mul(g, ops.div(out, x)),)
+            return ops.mul(g, ops.div(out, x))
         if zeros > 1 and not ctx.create_graph:  # two zeros: every product of the others has one
-            return (_zeros(ops, g, tuple(x.shape)),)
-        return (ops.reshape(_prod_safe_zeros(ops, g, ops.reshape(x, (-1,)), 0), tuple(x.shape)),)
+            return _zeros(ops, g, tuple(x.shape))
+        return ops.reshape(_prod_safe_zeros(ops, g, ops.reshape(x, (-1,)), 0), tuple(x.shape))
     d = dim % x.ndim
     if not keepdim:
         g, out = ops.unsqueeze(g, d), ops.unsqueeze(out, d)
     if zeros == 0:
-        return (ops.mul(g, ops.div(out, x)),)
-    return (_prod_safe_zeros(ops, g, x, d),)
+        return ops.mul(g, ops.div(out, x))
+    return _prod_safe_zeros(ops, g, x, d)
 
 
 @register_kernel("nansum", CPU, dtypes=ALL_DTYPES, name="cpu/nansum")
-def nansum_cpu(x, dim=None, keepdim=False):
-    dtype = _int64_if_integral(x.dtype)
+def nansum_cpu(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("nansum", CPU, x, dtype, dim, keepdim)
+    dtype = _int64_if_integral(x.dtype) if dtype is None else dtype.np
     work = np.where(np.isnan(x), 0, x) if x.dtype.kind == "f" else x
     return np.asarray(np.add.reduce(work, axis=_axis(x, dim), dtype=dtype, keepdims=keepdim))
 
 
-_nansum_op = defop("nansum", inputs=("x",), attrs=_DIM_ATTRS, infer_meta=_infer_integral_reduce, save=("x",),
+_nansum_op = defop("nansum", inputs=("x",), attrs=(*_DIM_ATTRS, _DTYPE_ATTR), dtype_out=True,
+                   infer_meta=_infer_integral_reduce, save=("x",),
                    amp="deny", doc="sum over dim with NaN counted as 0")
 
 
@@ -322,7 +354,7 @@ def _nansum_backward(ctx, g):
     """PyTorch's ``nansum_backward``: ``sum``'s spread of ``g``, 0 where ``x`` is NaN."""
     (x,) = ctx.saved()
     ops = ctx.ops
-    spread = ops.expand_back(g, tuple(x.shape), ctx.attrs["dim"], ctx.attrs["keepdim"])
+    spread = ops.expand_back(to_input_dtype(ctx, g), tuple(x.shape), ctx.attrs["dim"], ctx.attrs["keepdim"])
     return (ops.where(ops.isnan(x), 0.0, spread),)
 
 
@@ -759,10 +791,9 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """``sum`` with NaN counted as 0 (``torch.nansum``), one op (``NansumBackward0``): the gradient skips the
-    NaN elements. ``dtype=`` casts the input first."""
+    NaN elements. ``dtype=`` reads the input in that dtype (still one op)."""
     check_tensor("nansum", "input", 0, input)
-    x = input if dtype is None else input.astype(dtype)
-    return _nansum_op(x, dim=dim, keepdim=keepdim)
+    return _nansum_op(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -789,7 +820,7 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     """The product of the elements over ``dim`` (all when ``None``) (``torch.prod``); integers give int64.
 
     One op, as PyTorch's (``ProdBackward0``, ``ProdBackward1`` with a dim), whose gradient is right where
-    elements are 0. An empty product is 1. ``dtype=`` casts the input first.
+    elements are 0. An empty product is 1. ``dtype=`` reads the input in that dtype (still one op).
 
     Example:
         >>> import minigrad as mg
@@ -799,10 +830,9 @@ def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     check_tensor("prod", "input", 0, input)
     if dtype is not None and not isinstance(dtype, _dt.DType):
         raise TypeError(f"prod(): argument 'dtype' must be a minigrad dtype, but got {type_name(dtype)}")
-    x = input if dtype is None or dtype is input.dtype else cast(input, dtype)
     if dim is None and keepdim:
         raise TypeError("prod(): keepdim=True needs a dim")
-    return _prod_op(x, dim=dim, keepdim=keepdim)
+    return _prod_op(input, dim=dim, keepdim=keepdim, dtype=dtype)
 
 
 __all__ += ['return_types', 'amax', 'amin', 'var', 'std', 'var_mean', 'std_mean', 'nansum', 'nanmean', 'aminmax',

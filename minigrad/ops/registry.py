@@ -208,6 +208,7 @@ class OpDef:
         output_index: Callable[[Any, dict[str, Any], int], Any] | None = None,
         layout: str | None = None,
         node_extra: Callable[[Any, dict[str, Any]], Any] | None = None,
+        dtype_out: bool = False,
     ) -> None:
         self.name = name
         self.inputs: tuple[Input, ...] = tuple(
@@ -257,6 +258,9 @@ class OpDef:
         #: kept on the grad node as ``ctx.extra`` (PyTorch's ``MmBackward0`` keeps its operands' strides
         #: to lay their gradients out as they are: ``_mm_layout`` in ``ops/linalg.py``); None for most ops.
         self.node_extra = node_extra
+        #: The op's ``dtype`` attribute chooses its output dtype (``sum(x, dtype=torch.int64)``): an integral one
+        #: with an input that requires grad is refused, as PyTorch refuses it ("Autograd not support dtype: Long").
+        self.dtype_out = dtype_out
         #: Whether the function takes PyTorch's ``out=`` (NOTE [ out= ]): every op that makes a new
         #: tensor does, unless its definition says ``out=False``; a view never does.
         self.takes_out = not view if out is None else out

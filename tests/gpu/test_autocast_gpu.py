@@ -41,6 +41,26 @@ def test_cuda_lists_run_softmax_sum_and_losses_in_float32_and_matmuls_in_float16
     assert x.grad.dtype is mg.float16 and w.grad.dtype is mg.float32 and w.grad.device == "cuda"
 
 
+def test_sum_prod_and_the_running_ops_read_a_half_in_float32_themselves_as_pytorchs_set_opt_dtype():
+    """PyTorch's ``fp32_set_opt_dtype``: ``sum``, ``prod``, ``cumsum``, ``cumprod``, the vector norm and the matrix norm
+    of a float16 tensor are given ``dtype=float32`` instead of a cast input, so the graph is the op's node alone (no
+    ``ToCopyBackward0``); a dtype the caller gave is kept. The trace still says autocast read the input in float32."""
+    x = _gpu(3, 4, dtype=mg.float16, grad=True)
+    with mg.autocast("cuda"), mg.trace(values=False) as tr:
+        outs = {"sum": x.sum(), "prod": x.prod(), "cumsum": x.cumsum(1), "cumprod": x.cumprod(0),
+                "vector_norm": mg.linalg.vector_norm(x), "linalg_matrix_norm": mg.linalg.matrix_norm(x)}
+        kept = x.sum(dtype=mg.float16)
+        assert mg.linalg.matrix_norm(x, dtype=mg.float16).dtype is mg.float16
+    for name, y in outs.items():
+        assert y.dtype is mg.float32, name
+        assert [type(fn).__name__ for fn, _ in y.grad_fn.next_functions] == ["AccumulateGrad"], name
+    assert kept.dtype is mg.float16
+    casts = [(e.op, e.from_dtype, e.to_dtype) for e in tr.events if e.kind == "amp.cast"]
+    assert casts == [(name, "float16", "float32") for name in outs]
+    sum(y.sum() for y in outs.values()).backward()
+    assert x.grad.dtype is mg.float16
+
+
 def test_a_cuda_region_leaves_cpu_tensors_and_a_cpu_region_gpu_tensors():
     with mg.autocast("cuda"):
         on_cpu = mg.ones(2, 3) @ mg.ones(3, 2)

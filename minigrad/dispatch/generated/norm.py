@@ -8,7 +8,7 @@ from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
 from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers
+from minigrad.dispatch.dygraph import finish_outputs, refuse_integral_grad, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -96,8 +96,10 @@ def vector_norm_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(vector_norm_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+    # require_any_grad: grad mode is on, a differentiable input requires grad (an integral output: refused).
+    if GRAD_MODE.enabled and (x._meta is not None):
+        if not out_t._dtype.is_floating:
+            refuse_integral_grad(out_t)
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(vector_norm_op, (x,), attrs, (out_t,))
     return out_t

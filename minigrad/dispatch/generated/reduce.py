@@ -8,7 +8,7 @@ from minigrad import flags
 from minigrad.autograd.grad_mode import GRAD_MODE
 from minigrad.autograd.node_creation import create_grad_node
 from minigrad.dispatch.amp_state import AMP
-from minigrad.dispatch.dygraph import finish_outputs, run_layers
+from minigrad.dispatch.dygraph import finish_outputs, refuse_integral_grad, run_layers
 from minigrad.dispatch.op_table import OPS
 from minigrad.dtypes import BY_NUMPY, from_numpy
 from minigrad.kernels.api import KINDS, kernel_of_kind, launch_and_check
@@ -154,8 +154,10 @@ def mean_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(mean_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+    # require_any_grad: grad mode is on, a differentiable input requires grad (an integral output: refused).
+    if GRAD_MODE.enabled and (x._meta is not None):
+        if not out_t._dtype.is_floating:
+            refuse_integral_grad(out_t)
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(mean_op, (x,), attrs, (out_t,))
     return out_t
@@ -241,8 +243,10 @@ def nansum_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(nansum_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+    # require_any_grad: grad mode is on, a differentiable input requires grad (an integral output: refused).
+    if GRAD_MODE.enabled and (x._meta is not None):
+        if not out_t._dtype.is_floating:
+            refuse_integral_grad(out_t)
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(nansum_op, (x,), attrs, (out_t,))
     return out_t
@@ -270,8 +274,10 @@ def prod_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(prod_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+    # require_any_grad: grad mode is on, a differentiable input requires grad (an integral output: refused).
+    if GRAD_MODE.enabled and (x._meta is not None):
+        if not out_t._dtype.is_floating:
+            refuse_integral_grad(out_t)
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(prod_op, (x,), attrs, (out_t,))
     return out_t
@@ -357,8 +363,10 @@ def sum_dygraph_function(x, attrs):
     if type(out) is tuple:  # several outputs
         return finish_outputs(sum_op, [x], attrs, out, entry.device, entry.layout)
     out_t = Tensor._make(out, BY_NUMPY.get(out.dtype) or from_numpy(out.dtype), entry.device, entry.layout)
-    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.
-    if GRAD_MODE.enabled and out_t._dtype.is_floating and (x._meta is not None):
+    # require_any_grad: grad mode is on, a differentiable input requires grad (an integral output: refused).
+    if GRAD_MODE.enabled and (x._meta is not None):
+        if not out_t._dtype.is_floating:
+            refuse_integral_grad(out_t)
         # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.
         create_grad_node(sum_op, (x,), attrs, (out_t,))
     return out_t

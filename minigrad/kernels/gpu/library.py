@@ -29,7 +29,7 @@ from ...devices import move_array, to_numpy
 from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL, int32, int64
 from ..kept import kept
 from ..key import Backend
-from ..registry import register_kernel
+from ..registry import in_dtype, register_kernel
 from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_values, histogram_range, inclusive_scan, index_pad_arrays, index_pad_backward_arrays,
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
                              product_at, spread_index, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
@@ -243,8 +243,10 @@ def constant_pad_nd(x: Any, pad: tuple[int, ...], value: float = 0.0) -> Any:
 
 
 def _cumulative(fn: Any, name: str) -> Any:
-    def kernel(x: Any, dim: int) -> Any:
-        dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+    def kernel(x: Any, dim: int, dtype: Any = None) -> Any:
+        if dtype is not None and dtype.np != x.dtype:  # ``dtype=``: that dtype's kernel on x cast to it
+            return in_dtype(name, GPU, x, dtype, dim)
+        dtype = (np.int64 if x.dtype.kind in "biu" else x.dtype) if dtype is None else dtype.np
         if x.ndim == 0:
             return x.astype(dtype)
         if x.dtype == np.float16:  # accumulated in float32, as PyTorch's CUDA kernel (its opmath type)
@@ -538,9 +540,11 @@ def huber_loss(input: Any, target: Any, reduction: str = "mean", delta: float = 
 # -- vector_norm (x.norm(), F.normalize, linalg.vector_norm) and div with a rounding mode --------------------
 
 
-@register_kernel("vector_norm", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_vector_norm")
-def vector_norm(x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False) -> Any:
+@register_kernel("vector_norm", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_vector_norm")  # (InferMeta refuses integers)
+def vector_norm(x: Any, ord: float = 2.0, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """The CPU kernel's body in CuPy's reductions, a half accumulated in float32 (as PyTorch's CUDA kernel)."""
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("vector_norm", GPU, x, dtype, ord, dim, keepdim)
     return vector_norm_arrays(cupy, x, ord, dim, keepdim, acc=np.float32 if x.dtype == np.float16 else None)
 
 

@@ -21,7 +21,7 @@ from ...dtypes import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, bool_ as BOOL
 from ..infer_meta import normalize_dims
 from ..kept import kept
 from ..key import Backend
-from ..registry import register_kernel
+from ..registry import in_dtype, register_kernel
 from ..strided import laid_out_like
 from . import cuda_src as src
 from ._runtime import block_for, dtype_name, function
@@ -184,12 +184,17 @@ def _reduction(op: str, kernel_op: str, x: Any, dim: Any, keepdim: bool) -> Any:
 
 
 @register_kernel("sum", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_sum")
-def sum_(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def sum_(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    if dtype is not None and dtype.np != x.dtype:  # ``sum(x, dtype=...)``: that dtype's kernel on x cast to it
+        return in_dtype("sum", GPU, x, dtype, dim, keepdim)
     return _reduction("sum", "sum", x, dim, keepdim)
 
 
-@register_kernel("mean", GPU, dtypes=FLOAT_DTYPES, name="gpu/cuda_mean")
-def mean(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+# (integer inputs only with a floating ``dtype=``: InferMeta refuses them otherwise)
+@register_kernel("mean", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cuda_mean")
+def mean(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("mean", GPU, x, dtype, dim, keepdim)
     return _reduction("mean", "mean", x, dim, keepdim)
 
 
@@ -293,10 +298,12 @@ register_kernel("argmin", GPU, dtypes=FLOAT_DTYPES + INT_DTYPES, name="gpu/cupy_
 
 
 @register_kernel("sum", GPU, dtypes=INT_DTYPES + (BOOL,), name="gpu/cupy_sum_int")
-def sum_int(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def sum_int(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """An integer or bool tensor's sum, in int64 (``(pred == y).sum()``): CuPy's reduction, on the device."""
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("sum", GPU, x, dtype, dim, keepdim)
     axis = None if dim is None or x.ndim == 0 else (tuple(dim) if isinstance(dim, (list, tuple)) else dim)
-    return cupy.sum(x, axis=axis, dtype=np.int64, keepdims=keepdim)
+    return cupy.sum(x, axis=axis, dtype=np.int64 if dtype is None else dtype.np, keepdims=keepdim)
 
 
 def _library_axis(x: Any, dim: Any) -> Any:
@@ -304,18 +311,22 @@ def _library_axis(x: Any, dim: Any) -> Any:
 
 
 @register_kernel("prod", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_prod")
-def prod(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def prod(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """CuPy's product reduction; integers and bools in int64, a half multiplied in float32 (PyTorch's
     accumulation type), as the CPU kernel."""
-    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("prod", GPU, x, dtype, dim, keepdim)
+    dtype = (np.int64 if x.dtype.kind in "biu" else x.dtype) if dtype is None else dtype.np
     acc = np.float32 if x.dtype == np.float16 else dtype
     return cupy.prod(x, axis=_library_axis(x, dim), dtype=acc, keepdims=keepdim).astype(dtype, copy=False)
 
 
 @register_kernel("nansum", GPU, dtypes=ALL_DTYPES, name="gpu/cupy_nansum")
-def nansum(x: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def nansum(x: Any, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Any:
     """CuPy's sum of the elements with NaN read as 0 (integers and bools in int64)."""
-    dtype = np.int64 if x.dtype.kind in "biu" else x.dtype
+    if dtype is not None and dtype.np != x.dtype:
+        return in_dtype("nansum", GPU, x, dtype, dim, keepdim)
+    dtype = (np.int64 if x.dtype.kind in "biu" else x.dtype) if dtype is None else dtype.np
     work = cupy.where(cupy.isnan(x), x.dtype.type(0), x) if x.dtype.kind == "f" else x
     return cupy.sum(work, axis=_library_axis(x, dim), dtype=dtype, keepdims=keepdim)
 
