@@ -101,6 +101,7 @@ def _cases(L):
      "argmin_0size_neg": lambda: L.argmin(o(3,0), -1),
      # setitem
      "set_bcast": lambda: setitem(o(3), slice(None), o(2)),
+     "set_negative_step": lambda: setitem(o(3), slice(None, None, -1), 1.0),
      "set_bcast2d": lambda: setitem(o(2,3), slice(None), o(2,2)),
      "set_bcast_row": lambda: setitem(o(2,3), 0, o(2)),
      "set_bcast_big": lambda: setitem(o(3), slice(None), o(2,3)),

@@ -4,7 +4,6 @@
 and contains PyTorch's message. A refused call leaves no node.
 
 Left out, where minigrad differs on purpose or the check lives in another module:
-- ``x[::-1]``: PyTorch refuses a negative step (ValueError); minigrad takes it, as NumPy does, on purpose.
 - ``take_along_dim`` with an index out of range: PyTorch's CPU kernel reads past the dim without a check;
   minigrad refuses it.
 - ``unflatten`` and ``movedim``, ``repeat`` with a negative count, ``roll`` with several shifts and no dims,
@@ -101,6 +100,10 @@ def _cases(L):
         "getitem_neg": lambda: o(3)[-4],
         "getitem_too_many": lambda: o(3)[0,0],
         "getitem_0d": lambda: t(1.)[0],
+        "getitem_negative_step": lambda: o(3)[::-1],
+        "getitem_negative_step_2d": lambda: o(2, 3)[:, ::-2],
+        "getitem_zero_step": lambda: o(3)[::0],
+        "getitem_negative_step_tensor": lambda: o(3)[1:0:t(-1)],
         "getitem_tensor_oob": lambda: o(3)[t([5])],
         "getitem_float_tensor": lambda: o(3)[t([1.])],
         "getitem_bool_shape": lambda: o(3)[t([True, False])],

@@ -493,6 +493,8 @@ def _slice_of_ints(op: str, item: slice) -> slice:
     from ``randint``) counts through its ``__index__``, as in Python's own sequences."""
     parts = (item.start, item.stop, item.step)
     if all(p is None or type(p) is int for p in parts):
+        if item.step is not None and item.step <= 0:
+            _refuse_step(item.step)
         return item
     fixed = []
     for part in parts:
@@ -503,7 +505,15 @@ def _slice_of_ints(op: str, item: slice) -> slice:
         else:
             raise TypeError(f"{op}(): slice indices must be integers or None or have an __index__ method, "
                             f"but got {type_name(part)}")
+    if fixed[2] is not None and fixed[2] <= 0:
+        _refuse_step(fixed[2])
     return slice(*fixed)
+
+
+def _refuse_step(step: int) -> None:
+    """PyTorch's refusal of a slice that steps backwards (``x[::-1]``: a tensor has no negative strides; use
+    ``x.flip(0)``), or by 0."""
+    raise ValueError("slice step cannot be zero" if step == 0 else "step must be greater than zero")
 
 
 _probes: dict[tuple[Any, Any], np.ndarray] = {}
