@@ -41,6 +41,7 @@ import numpy as np
 
 from ..errors import ShapeError
 from .. import dtypes as _dt
+from ..dispatch.amp import autocast_as
 from ..dispatch.dygraph import run_inplace
 from ..dtypes import ALL_DTYPES, FLOAT_DTYPES, NUMERIC_DTYPES, is_floating_np
 from ..kernels import infer_meta as im
@@ -1169,14 +1170,17 @@ def _floating_for(op: str, x: Any, dim: Any) -> Any:
     return x
 
 
+@autocast_as("softmax")
 def softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
     """Softmax along ``dim``; with ``dtype`` the input is cast first (``softmax(x, -1, dtype=mg.float64)``).
 
-    Composite (``cast``, ``softmax``).
+    Composite (``cast``, ``softmax``). Under CUDA autocast it is given ``dtype=float32`` unless the call gave a
+    dtype, which is kept (PyTorch's ``fp32_set_opt_dtype``).
     """
     return _softmax_op(_floating_for("softmax", _cast_for("softmax", input, dtype), dim), dim)
 
 
+@autocast_as("log_softmax")
 def log_softmax(input: Tensor, dim: int = -1, dtype: Any = None) -> Tensor:
     """Log-softmax along ``dim`` (stable); with ``dtype`` the input is cast first.
 

@@ -51,6 +51,8 @@ def test_sum_prod_and_the_running_ops_read_a_half_in_float32_themselves_as_pytor
                 "vector_norm": mg.linalg.vector_norm(x), "linalg_matrix_norm": mg.linalg.matrix_norm(x)}
         kept = x.sum(dtype=mg.float16)
         assert mg.linalg.matrix_norm(x, dtype=mg.float16).dtype is mg.float16
+        assert x.softmax(0, dtype=mg.float16).dtype is mg.float16  # the caller's dtype: no cast, float16 out
+        assert mg.nn.functional.log_softmax(x, 1, dtype=mg.float64).dtype is mg.float64
     for name, y in outs.items():
         assert y.dtype is mg.float32, name
         assert [type(fn).__name__ for fn, _ in y.grad_fn.next_functions] == ["AccumulateGrad"], name
