@@ -171,6 +171,7 @@ __all__ += [*_REAL_FORMS, "typename", "is_storage"]
 # PyTorch's mixed-precision names: mg.amp.GradScaler, and autocast in PyTorch's spelling as well as
 # minigrad's (mg.autocast("cuda", dtype=mg.float16) or mg.autocast("O1")); mg.cuda.amp, the older one.
 from . import amp  # noqa: E402
+from . import testing  # noqa: E402  (torch.testing: assert_close, make_tensor)
 from . import distributions  # noqa: E402  (torch.distributions: written with the names above)
 from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled  # noqa: E402,F811
 

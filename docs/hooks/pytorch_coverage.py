@@ -58,6 +58,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("cuda", "cuda"),
     ("cpu", "cpu"),
     ("distributions", "distributions"),
+    ("testing", "testing"),
 )
 
 #: Where a name minigrad has behaves differently from PyTorch's, by its path under ``torch`` (hand-kept).
