@@ -43,6 +43,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("nn", "nn"),
     ("nn.functional", "nn.functional"),
     ("nn.init", "nn.init"),
+    ("nn.attention", "nn.attention"),
     ("nn.utils", "nn.utils"),
     ("optim", "optim"),
     ("optim.lr_scheduler", "optim.lr_scheduler"),

@@ -18,6 +18,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import functional
 from . import init
+from . import attention  # torch.nn.attention: sdpa_kernel
 from .module import Buffer, Module, Parameter, _new_parameter
 from .container import Container, Sequential  # (torch/nn/modules/container.py)
 
