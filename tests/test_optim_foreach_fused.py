@@ -175,6 +175,7 @@ def test_the_forms_really_differ_in_what_they_call(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setattr(update, "kernel_of", spy)
     monkeypatch.setattr(optim.adam, "kernel_of", spy)
+    monkeypatch.setattr(optim.optimizer, "kernel_of", spy)
     for form, expect in (("fused", {"_fused_adam_": 2, "_foreach_binary": 2}), ("for-loop", {})):
         calls.clear()
         run_mg("adamw-amsgrad", form, "float32", steps=2)

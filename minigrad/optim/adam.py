@@ -16,8 +16,8 @@ import numpy as np
 from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import (AmpTensors, Optimizer, check_betas, check_flag, check_forms, check_hyper, count_step,
-                        device_step, on_device_step, read_scalar, scalar_state, scale_scalar, zero_state)
+from .optimizer import (AmpTensors, Optimizer, check_betas, check_flag, check_forms, check_hyper, count_fused_step,
+                        count_step, device_step, on_device_step, read_scalar, scalar_state, scale_scalar, zero_state)
 from .update import amp_skipped, amp_unscale, bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
@@ -178,16 +178,11 @@ class Adam(Optimizer):
         steps = [on_device_step(st, p) for st, p in zip(states, bucket)]
         n = self._numbers(group)
         names = ["exp_avg", "exp_avg_sq"] + (["max_exp_avg_sq"] if n.amsgrad else [])
-        step_data = [t._data for t in steps]
-        add_steps = kernel_of("_foreach_binary", steps[0])
-        add_steps("add", step_data, 1.0, out=step_data)
         bufs = [[st[nm]._data for st in states] for nm in names]
-        kernel_of("_fused_adam_", bucket[0])([p._data for p in bucket], [p.grad._data for p in bucket],
-                                             bufs[0], bufs[1], bufs[2] if n.amsgrad else None, step_data,
-                                             amp.scale_data, amp.found_data, *n, counts_upto=self._counts_upto)
-        if amp.found_inf is not None:
-            add_steps("sub", step_data, amp.found_data, out=step_data)
-        for t in (*steps, *bucket, *(st[nm] for st in states for nm in names), *amp.unscaled(bucket)):
+        count_fused_step(steps, amp, lambda counts: kernel_of("_fused_adam_", bucket[0])(
+            [p._data for p in bucket], [p.grad._data for p in bucket], bufs[0], bufs[1], bufs[2] if n.amsgrad else None,
+            counts, amp.scale_data, amp.found_data, *n, counts_upto=self._counts_upto))
+        for t in (*bucket, *(st[nm] for st in states for nm in names), *amp.unscaled(bucket)):
             bump(t)
 
 

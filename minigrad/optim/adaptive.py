@@ -18,8 +18,8 @@ from .. import ops
 from ..dtypes import float16, float32, float64
 from ..kernels.registry import register_kernel
 from ..tensor import Tensor
-from .optimizer import (AmpTensors, Optimizer, check_flag, check_forms, check_hyper, count_step, device_step,
-                        on_device_step, scalar_state, zero_state)
+from .optimizer import (AmpTensors, Optimizer, check_flag, check_forms, check_hyper, count_fused_step, count_step,
+                        device_step, on_device_step, scalar_state, zero_state)
 from .update import amp_skipped, amp_unscale, bump, kernel_of, rule_gradient, run_bare
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
@@ -203,15 +203,11 @@ class Adagrad(Optimizer):
             return
         states = [self.state[p] for p in bucket]
         steps = [on_device_step(st, p) for st, p in zip(states, bucket)]
-        step_data = [t._data for t in steps]
-        add_steps = kernel_of("_foreach_binary", steps[0])
-        add_steps("add", step_data, 1.0, out=step_data)
-        kernel([p._data for p in bucket], [p.grad._data for p in bucket], [st["sum"]._data for st in states], step_data,
-               amp.scale_data, amp.found_data, group["lr"], group["lr_decay"], group["weight_decay"], group["eps"],
-               group["maximize"])
-        if amp.found_inf is not None:
-            add_steps("sub", step_data, amp.found_data, out=step_data)
-        for t in (*steps, *bucket, *(st["sum"] for st in states), *amp.unscaled(bucket)):
+        count_fused_step(steps, amp, lambda counts: kernel(
+            [p._data for p in bucket], [p.grad._data for p in bucket], [st["sum"]._data for st in states], counts,
+            amp.scale_data, amp.found_data, group["lr"], group["lr_decay"], group["weight_decay"], group["eps"],
+            group["maximize"]))
+        for t in (*bucket, *(st["sum"] for st in states), *amp.unscaled(bucket)):
             bump(t)
 
 

@@ -24,7 +24,7 @@ from ..dtypes import bfloat16, float16, float32, float64, get_default_dtype
 from ..tensor import Tensor
 from ..tracing import bus
 from .._handles import RemovableHandle
-from .update import StateList, TensorList, bucket_key, bump, list_path, multi_tensor_ok, path_for
+from .update import StateList, TensorList, bucket_key, bump, kernel_of, list_path, multi_tensor_ok, path_for
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
@@ -465,6 +465,20 @@ def on_device_step(st: dict[str, Any], p: Tensor) -> Tensor:
     if t._device != p._device or t._dtype is not float32:
         t = st["step"] = t.detach().to(p.device, float32, copy=True)
     return t
+
+
+def count_fused_step(steps: list[Tensor], amp: "AmpTensors", run: Callable[[list[Any]], None]) -> None:
+    """PyTorch's fused form around its kernel: the step counts (tensors on the parameters' device) counted up by one
+    multi-tensor add, ``run(counts)`` (the kernel, which reads them there), and with a GradScaler's flag the counts
+    taken down by it (NOTE [ A fused step reads the scaler's flag on the device ] in ``update.py``)."""
+    counts = [t._data for t in steps]
+    add = kernel_of("_foreach_binary", steps[0])
+    add("add", counts, 1.0, out=counts)
+    run(counts)
+    if amp.found_inf is not None:
+        add("sub", counts, amp.found_data, out=counts)
+    for t in steps:
+        bump(t)
 
 
 class AmpTensors:
