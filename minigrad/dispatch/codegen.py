@@ -121,10 +121,16 @@ def generate(op: "OpDef") -> str:
     if op.backward is None or not diff:
         lines += ["    return out_t  # no backward formula: no grad node"]
         return "\n".join(lines) + "\n"
+    return "\n".join(lines + _grad_node_lines(op, o, names, diff)) + "\n"
+
+
+def _grad_node_lines(op: "OpDef", o: str, names: list[str], diff: list[str]) -> list[str]:
+    """The generated function's last step: require_any_grad, then create_grad_node (an op whose ``dtype=`` may
+    choose an integral output refuses to record it, as PyTorch does)."""
     needs = " or ".join(f"{n}._meta is not None" for n in diff)
     node = f"        create_grad_node({o}, ({', '.join(names)}{',' if len(names) == 1 else ''}), attrs, (out_t,))"
-    if op.dtype_out:  # its dtype= may choose an integral output, which PyTorch refuses to record
-        lines += [
+    if op.dtype_out:
+        return [
             "    # require_any_grad: grad mode is on, a differentiable input requires grad (an integral output: refused).",
             f"    if GRAD_MODE.enabled and ({needs}):",
             "        if not out_t._dtype.is_floating:",
@@ -133,15 +139,13 @@ def generate(op: "OpDef") -> str:
             node,
             "    return out_t",
         ]
-        return "\n".join(lines) + "\n"
-    lines += [
+    return [
         "    # require_any_grad: grad mode is on, the output is floating, a differentiable input requires grad.",
         f"    if GRAD_MODE.enabled and out_t._dtype.is_floating and ({needs}):",
         "        # create_grad_node: SetGradOutMeta (edges), SetHistory, SetGradInMeta, TensorWrappers.",
         node,
         "    return out_t",
     ]
-    return "\n".join(lines) + "\n"
 
 
 def _module_of(op: "OpDef") -> str:

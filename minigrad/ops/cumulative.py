@@ -87,7 +87,7 @@ register_kernel("cumprod", Backend.CPU, dtypes=ALL_DTYPES)(_cumulative_kernel(np
 
 _DIM = (Attr("dim", check=check_int),)
 #: cumsum's and cumprod's: the dtype to read the input in and to return (``dtype=``)
-_DIM_DTYPE = (*_DIM, Attr("dtype", None, check_opt_dtype))
+_DIM_DTYPE = (*_DIM, Attr("dtype", None, check_opt_dtype, keyword_only=True))
 
 cumsum_op = defop("cumsum", inputs=("x",), attrs=_DIM_DTYPE, dtype_out=True, infer_meta=infer_cumulative, layout="contiguous",
                   doc="running sum along dim", amp="deny")
@@ -158,7 +158,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         [[1.0, 2.0], [4.0, 6.0]]
     """
     x = _check("cumsum", input, dtype)
-    return cumsum_op(x, check_int("cumsum", "dim", 1, dim), dtype)
+    return cumsum_op(x, check_int("cumsum", "dim", 1, dim), dtype=dtype)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -170,7 +170,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         [2, 0, 0]
     """
     x = _check("cumprod", input, dtype)
-    return cumprod_op(x, check_int("cumprod", "dim", 1, dim), dtype)
+    return cumprod_op(x, check_int("cumprod", "dim", 1, dim), dtype=dtype)
 
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:

@@ -106,7 +106,7 @@ vector_norm_op = defop(
     "vector_norm",
     inputs=("x",),
     attrs=(Attr("ord", 2.0, _check_ord), Attr("dim", None, check_dims), Attr("keepdim", False, check_bool),
-           Attr("dtype", None, check_opt_dtype)),
+           Attr("dtype", None, check_opt_dtype, keyword_only=True)),
     dtype_out=True,
     infer_meta=infer_vector_norm,
     layout="contiguous",
@@ -214,7 +214,7 @@ def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,
         [5.0, 1.0]
     """
     check_tensor("linalg.vector_norm", "input", 0, x)
-    return vector_norm_op(x, _check_ord("linalg.vector_norm", "ord", 1, ord), dim, keepdim, dtype)
+    return vector_norm_op(x, _check_ord("linalg.vector_norm", "ord", 1, ord), dim, keepdim, dtype=dtype)
 
 
 @autocast_as("linalg_matrix_norm")
@@ -240,7 +240,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
     if r == c:
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, {dims[1]})")
     if ord == "fro":  # one node, the input read in ``dtype``, as PyTorch's
-        return vector_norm_op(A, 2.0, (r, c), keepdim, dtype)
+        return vector_norm_op(A, 2.0, (r, c), keepdim, dtype=dtype)
     A = _cast(A, dtype)
     if ord == "nuc" or ord in (2, -2):
         return _singular_value_norm(A, ord, (r, c), keepdim)
@@ -334,7 +334,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
         raise RuntimeError(f"norm(): p={p!r} is not supported ('fro', 'nuc' or a number)")
     if isinstance(dim, int) and not isinstance(dim, bool):
         dim = (dim,)
-    return vector_norm_op(input, _check_ord("norm", "p", 1, p), dim, keepdim, dtype)
+    return vector_norm_op(input, _check_ord("norm", "p", 1, p), dim, keepdim, dtype=dtype)
 
 
 # -- renorm: each slice along a dim scaled down to a largest norm --------------------------------------------------

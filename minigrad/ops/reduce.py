@@ -60,14 +60,17 @@ _DIM_ATTRS = (Attr("dim", None, check_dims), Attr("keepdim", False, check_bool))
 #: a reduction that reads its input in a dtype it is given (``x.sum(dtype=torch.float32)``): PyTorch's one op, whose
 #: kernel casts as it reads (the kernel for the input's dtype hands the call to ``in_dtype``), and whose gradient
 #: is cast back to the input's dtype (``to_input_dtype``); no ``ToCopyBackward0`` before it
-_DTYPE_ATTR = Attr("dtype", None, check_opt_dtype)
+_DTYPE_ATTR = Attr("dtype", None, check_opt_dtype, keyword_only=True)
 
 
 def to_input_dtype(ctx: Any, g: Any) -> Any:
     """A reduction's gradient in its input's dtype (it differs where the call gave ``dtype=``), as PyTorch's
     engine casts a gradient to its input's (``validate_outputs``)."""
+    if ctx.attrs.get("dtype") is None:  # (no dtype= given: the gradient has the input's dtype already)
+        return g
     want = ctx.input_dtype(0)
-    return g if g.dtype == want else ctx.ops.cast(g, want)
+    have = g.dtype  # (a tensor's DType in graph mode, an array's NumPy dtype in array mode)
+    return g if have is want or have == want.np else ctx.ops.cast(g, want)
 
 
 def expand_back(g: Any, x_shape: tuple[int, ...], dim: Any, keepdim: bool, ops: Any = GRAPH_OPS) -> Any:
@@ -119,7 +122,8 @@ sum = defop(
 
 @sum.def_backward
 def _sum_backward(ctx, g):
-    return (to_input_dtype(ctx, ctx.ops.expand_back(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"])),)
+    g = ctx.ops.expand_back(g, ctx.input_shape(0), ctx.attrs["dim"], ctx.attrs["keepdim"])
+    return (g if ctx.attrs["dtype"] is None else to_input_dtype(ctx, g),)  # (every loss's backward: no call more)
 
 
 # Registered for every dtype so that an integer input reaches InferMeta, which refuses it in

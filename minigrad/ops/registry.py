@@ -116,12 +116,15 @@ class Attr:
     value or raises ``TypeError``/``ValueError``.
     """
 
-    __slots__ = ("name", "default", "check")
+    __slots__ = ("name", "default", "check", "keyword_only")
 
-    def __init__(self, name: str, default: Any = _MISSING, check: Callable[..., Any] | None = None) -> None:
+    def __init__(self, name: str, default: Any = _MISSING, check: Callable[..., Any] | None = None, *,
+                 keyword_only: bool = False) -> None:
         self.name = name
         self.default = default
         self.check = check
+        #: given by keyword only, as PyTorch's ``*, dtype=None`` (keyword-only attributes come last)
+        self.keyword_only = keyword_only
 
 
 #: Called with each new OpDef (``_tensor_methods.py`` attaches its methods and operators).
@@ -297,6 +300,8 @@ class OpDef:
         # What the API layer's parser (``bind``) looks up: argument names and positions, the
         # attributes a call must give, and the defaults a common call shares (NOTE [ The common call ]).
         self._arg_names = [i.name for i in self.inputs] + [a.name for a in self.attrs]
+        #: how many arguments a call may give by position (the keyword-only attributes last, by keyword)
+        self._positional = len(self.inputs) + sum(not a.keyword_only for a in self.attrs)
         self._arg_pos = {n: pos for pos, n in reversed(list(enumerate(self._arg_names)))}
         self._attr_index = {a.name: k for k, a in enumerate(self.attrs)}
         self._required_attrs = tuple(a.name for a in self.attrs if a.default is _MISSING)
@@ -388,7 +393,7 @@ class OpDef:
         if len(args) == self._fast_arity and _all_tensors(args) and kwargs.keys() <= self._attr_index.keys():
             return list(args), self._keyword_attrs(kwargs) if kwargs else self._default_attrs
         n = self._tensor_arity  # the tensors, then attributes by position (``x.transpose(1, 2)``)
-        if not kwargs and 0 < n < len(args) <= len(self._arg_names) and _all_tensors(args[:n]):
+        if not kwargs and 0 < n < len(args) <= self._positional and _all_tensors(args[:n]):
             return list(args[:n]), self._positional_attrs(args[n:])
         values = self.place(args, kwargs)
         inputs = self._check_inputs(values)
@@ -424,8 +429,9 @@ class OpDef:
     def place(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """One value per argument (inputs, then attributes) from positions and keywords; ``_MISSING`` where none."""
         op, names = self.name, self._arg_names
-        if len(args) > len(names):
-            raise TypeError(f"{op}() takes {len(names)} arguments ({', '.join(names)}) but {len(args)} were given")
+        if len(args) > self._positional:
+            shown = names[:self._positional]
+            raise TypeError(f"{op}() takes {len(shown)} arguments ({', '.join(shown)}) but {len(args)} were given")
         values: list[Any] = [*args, *[_MISSING] * (len(names) - len(args))]
         for key, value in kwargs.items():
             if key == "axis" and "axis" not in self._arg_pos and "dim" in self._arg_pos:
