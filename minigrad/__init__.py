@@ -96,6 +96,7 @@ from .dispatch.amp import autocast
 from .tracing import trace
 trace.matrix_trace = OPS["trace"]  # torch.trace(A): mg.trace is also the recorder
 from . import nn, optim
+from .optim import swa_utils as _swa_utils  # noqa: E402,F401  (mg.optim.swa_utils, which imports nn)
 from . import cuda
 from . import cpu  # torch.cpu: the CPU as a device module
 from . import accelerator  # torch.accelerator: the tutorials' first line

@@ -494,11 +494,21 @@ class _BatchNorm(Module):
         # (a channel count other than num_features is refused by batch_norm, in PyTorch's words:
         # "running_mean should contain 4 elements not 3")
         use_batch = self.training or not self.track_running_stats
+        momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             self.num_batches_tracked._data = self.num_batches_tracked._data + 1
+            if self.momentum is None:  # a cumulative average: batch k weighs 1/k (the count read: a sync on a GPU)
+                momentum = 1.0 / float(self.num_batches_tracked._data)
         return F.batch_norm(input, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight, self.bias,
-                            training=use_batch, momentum=self.momentum, eps=self.eps)
+                            training=use_batch, momentum=momentum, eps=self.eps)
+
+    def reset_running_stats(self) -> None:
+        """The running statistics back to their start (mean 0, variance 1, no batch counted), as PyTorch's."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
 
     def _check_input_dim(self, input: Tensor) -> None:
         """PyTorch's check of the input's rank, in its words (``expected 2D or 3D input (got 4D input)``)."""
