@@ -12,6 +12,8 @@ import pytest
 import fake_cupy
 import minigrad as mg
 
+pytestmark = pytest.mark.gpu
+
 CALLS = {
     "sum": lambda x, dt: x.sum(dtype=dt),
     "sum-dim": lambda x, dt: x.sum(1, dtype=dt),

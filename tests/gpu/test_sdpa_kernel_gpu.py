@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import minigrad as mg
 from minigrad.nn.attention import SDPBackend, sdpa_kernel
+import pytest
+
+pytestmark = pytest.mark.gpu
 
 
 def _node(dtype, backends=None, mask=False):

@@ -10,6 +10,8 @@ import pytest
 import minigrad as mg
 from minigrad.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
+pytestmark = pytest.mark.gpu
+
 
 def _average(device: str, **kw):
     model = mg.nn.Sequential(mg.nn.Linear(3, 4), mg.nn.BatchNorm1d(4)).to(device)
