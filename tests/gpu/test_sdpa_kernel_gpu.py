@@ -4,9 +4,10 @@ PyTorch's refusal."""
 
 from __future__ import annotations
 
+import pytest
+
 import minigrad as mg
 from minigrad.nn.attention import SDPBackend, sdpa_kernel
-import pytest
 
 pytestmark = pytest.mark.gpu
 
