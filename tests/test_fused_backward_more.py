@@ -241,7 +241,7 @@ def test_cross_entropy_through_log_softmax_and_nll_loss_matches() -> None:
 
 @pytest.mark.parametrize("index", [
     (slice(1, 3),), (np.array([0, 2, 2, 1]),), (slice(None), 1), (np.array([0, 0, 3]), np.array([1, 1, 2])),
-    (np.array([True, False, True, True]),), (Ellipsis, slice(None, None, -1)), (2,),
+    (np.array([True, False, True, True]),), (Ellipsis, slice(None, None, 2)), (2,),
 ])
 @pytest.mark.parametrize("dtype", FLOAT_DTYPE_NAMES)
 def test_getitem_fused_backward_matches_the_op_formula(index, dtype: str) -> None:

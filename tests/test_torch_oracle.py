@@ -135,7 +135,7 @@ CASES = [
           args(U(2, 1), U(2, 3)), (0, 1)),
     OCase("stack", lambda a, b: mg.stack([a, b], dim=1), lambda a, b: torch.stack([a, b], dim=1),
           args(U(2, 3), U(2, 3)), (0, 1)),
-    OCase("getitem-basic", lambda x: x[1:, None, ..., ::-2], lambda x: x[1:, None, ..., torch.arange(x.shape[-1] - 1, -1, -2)],
+    OCase("getitem-basic", lambda x: x[1:, None, ..., 1::2], lambda x: x[1:, None, ..., 1::2],
           args(U(3, 2, 5))),
     OCase("getitem-int-array-repeated", lambda x: x[[0, 2, 0, 0], 1:], lambda x: x[[0, 2, 0, 0], 1:], args(U(3, 4))),
     OCase("getitem-two-arrays", lambda x: x[[0, 1, 1], [2, 0, 2]], lambda x: x[[0, 1, 1], [2, 0, 2]], args(U(3, 4))),
