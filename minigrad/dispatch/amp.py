@@ -159,9 +159,7 @@ def _set_opt_dtype(op_name: str, first: Any, device: str, given: dict[str, Any])
     (an ``amp.cast`` event says so), else the arguments as they are."""
     if given.get("dtype") is not None or not _eligible(first, device):
         return given
-    rec = bus.recorder
-    if rec is not None:
-        rec.emit(AmpCast(op=op_name, tensor=first._id, from_dtype=first._dtype.name, to_dtype="float32"))
+    _announce_cast(op_name, first, _dt.float32)
     return {**given, "dtype": _dt.float32}
 
 
@@ -366,7 +364,12 @@ def _cast_one(cast: Any, op_name: str, t: Any, dest: Any) -> Any:
 
 
 def _cast(cast: Any, op_name: str, t: Any, dest: Any) -> Any:
+    _announce_cast(op_name, t, dest)
+    return cast(t, dest)
+
+
+def _announce_cast(op_name: str, t: Any, dest: Any) -> None:
+    """The ``amp.cast`` event: autocast has ``op_name`` read ``t`` in ``dest``."""
     rec = bus.recorder
     if rec is not None:
         rec.emit(AmpCast(op=op_name, tensor=t._id, from_dtype=t._dtype.name, to_dtype=dest.name))
-    return cast(t, dest)

@@ -269,6 +269,7 @@ from ..dtypes import bool_ as _bool  # noqa: E402
 from ..ops.attention import safe_softmax as _safe_softmax  # noqa: E402
 from ..ops.attention import scaled_dot_product_attention as _fused_attention  # noqa: E402
 from ..backends import SDP_ENABLED  # noqa: E402  (the attention kernels allowed: nn.attention.sdpa_kernel)
+from ..tracing.node_names import attention_kernel  # noqa: E402  (the fused kernel PyTorch picks, as the node is named)
 
 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
@@ -322,7 +323,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
             raise RuntimeError(f"scaled_dot_product_attention(): attn_mask of shape {tuple(attn_mask.shape)} does "
                                f"not broadcast to the scores' shape {tuple(query.shape[:-2]) + (L, S)}") from None
     scale = 1.0 / float(np.sqrt(query.shape[-1])) if scale is None else float(scale)
-    fused = _fused_fits(query, key, value, attn_mask, dropout_p) and SDP_ENABLED[_fused_kind(query, attn_mask)]
+    fused = _fused_fits(query, key, value, attn_mask, dropout_p) and SDP_ENABLED[attention_kernel(query, attn_mask)]
     if not fused and not SDP_ENABLED["math"]:  # PyTorch's words: a fused kernel on that does not fit, or none on
         on = ("flash",) if query.device.type == "cpu" else ("flash", "mem_efficient", "cudnn")
         if any(SDP_ENABLED[k] for k in on):
@@ -342,14 +343,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         groups = query.shape[-3] // key.shape[-3]
         key, value = (_repeat_heads(t, groups) for t in (key, value))
     return _attention_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
-
-
-def _fused_kind(query: Tensor, attn_mask: Tensor | None) -> str:
-    """The fused kernel PyTorch would pick, by its switch (``backends.SDP_ENABLED``): flash on a CPU; on a GPU flash
-    for float16/bfloat16 without a mask, memory-efficient attention otherwise (the fused node is named for it)."""
-    if query.device.type == "cpu" or (attn_mask is None and query.dtype.name in ("float16", "bfloat16")):
-        return "flash"
-    return "mem_efficient"
 
 
 def _fused_fits(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, dropout_p: float) -> bool:

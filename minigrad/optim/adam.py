@@ -18,7 +18,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from .optimizer import (AmpTensors, Optimizer, check_betas, check_flag, check_forms, check_hyper, count_fused_step,
                         count_step, device_step, on_device_step, read_scalar, scalar_state, scale_scalar, zero_state)
-from .update import amp_skipped, amp_unscale, bump, kernel_of, rule_gradient, run_bare
+from .update import amp_skipped, amp_unscale, bump, by_count, kernel_of, rule_gradient, run_bare
 
 __all__ = ["Adam", "AdamW", "Adamax", "NAdam", "RAdam"]
 
@@ -90,11 +90,8 @@ def fused_adam(params: list[np.ndarray], grads: list[np.ndarray], exp_avgs: list
         return
     amp_unscale(grads, grad_scale)
     n = FusedAdamNumbers(*numbers)
-    by_count: dict[float, list[int]] = {}
-    for i, t in enumerate(state_steps):
-        by_count.setdefault(float(t), []).append(i)
     names = {"exp_avg": exp_avgs, "exp_avg_sq": exp_avg_sqs, **({"max_exp_avg_sq": max_exp_avg_sqs} if n.amsgrad else {})}
-    for t, idx in by_count.items():
+    for t, idx in by_count(state_steps).items():
         run_bare(adam_rule, [params[i] for i in idx], [grads[i] for i in idx],
                  {nm: [bufs[i] for i in idx] for nm, bufs in names.items()}, False, adam_scalars(n, t), path)
 

@@ -20,7 +20,7 @@ from ..kernels.registry import register_kernel
 from ..tensor import Tensor
 from .optimizer import (AmpTensors, Optimizer, check_flag, check_forms, check_hyper, count_fused_step, count_step,
                         device_step, on_device_step, scalar_state, zero_state)
-from .update import amp_skipped, amp_unscale, bump, kernel_of, rule_gradient, run_bare
+from .update import amp_skipped, amp_unscale, bump, by_count, kernel_of, rule_gradient, run_bare
 
 __all__ = ["RMSprop", "Adagrad", "Adadelta"]
 
@@ -134,10 +134,7 @@ def fused_adagrad(params: list[np.ndarray], grads: list[np.ndarray], state_sums:
     if amp_skipped(found_inf):
         return
     amp_unscale(grads, grad_scale)
-    by_count: dict[float, list[int]] = {}
-    for i, t in enumerate(state_steps):
-        by_count.setdefault(float(t), []).append(i)
-    for t, idx in by_count.items():
+    for t, idx in by_count(state_steps).items():
         s = AdagradScalars(lr / (1 + (t - 1) * lr_decay), eps, weight_decay, maximize)
         run_bare(adagrad_rule, [params[i] for i in idx], [grads[i] for i in idx],
                  {"sum": [state_sums[i] for i in idx]}, False, s)

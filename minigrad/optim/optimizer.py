@@ -434,7 +434,7 @@ def _restored(p: Tensor, name: str, value: Any, fused: bool = False) -> Any:
     if not isinstance(value, Tensor):
         return value
     if name == "step" and fused:
-        return value.detach().to(p.device, float32, copy=True)
+        return _device_count(value, p)
     dtype = value.dtype if name == "step" or not p.dtype.is_floating_point else p.dtype
     out = Tensor._make(value.detach().cpu().numpy().astype(dtype.np, copy=True), dtype)
     return out.to(p.device) if name != "step" and p.device != "cpu" else out
@@ -463,8 +463,13 @@ def on_device_step(st: dict[str, Any], p: Tensor) -> Tensor:
     """``st``'s step count as a fused kernel reads it, moved there once if the state came from another form."""
     t = st["step"]
     if t._device != p._device or t._dtype is not float32:
-        t = st["step"] = t.detach().to(p.device, float32, copy=True)
+        t = st["step"] = _device_count(t, p)
     return t
+
+
+def _device_count(t: Tensor, p: Tensor) -> Tensor:
+    """A step count as a fused kernel reads it: a new float32 on ``p``'s device."""
+    return t.detach().to(p.device, float32, copy=True)
 
 
 def count_fused_step(steps: list[Tensor], amp: "AmpTensors", run: Callable[[list[Any]], None]) -> None:

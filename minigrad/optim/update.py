@@ -51,7 +51,7 @@ from ..tensor import Tensor, VersionCounter, storage_viewed
 from ..tracing import bus
 
 __all__ = ["OPS", "ARRAYS", "BARE", "bump", "rule_gradient", "path_for", "array_path_ok", "multi_tensor_ok", "bucket_key", "kernel_of",
-           "list_path", "run_bare", "amp_skipped", "amp_unscale", "TensorList", "ArrayList", "StateList"]
+           "list_path", "run_bare", "amp_skipped", "amp_unscale", "by_count", "TensorList", "ArrayList", "StateList"]
 
 #: float16/bfloat16 arithmetic may differ between kernels and raw NumPy: those keep the op path.
 _ARRAY_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -495,6 +495,14 @@ def run_bare(rule: Any, params: list[np.ndarray], grads: list[np.ndarray], buffe
 def amp_skipped(found_inf: np.ndarray | None) -> bool:
     """Whether a fused kernel leaves everything as it was: the scaler's flag holds exactly 1."""
     return found_inf is not None and float(found_inf.reshape(-1)[0]) == 1.0
+
+
+def by_count(state_steps: list[np.ndarray]) -> dict[float, list[int]]:
+    """A fused CPU kernel's parameters grouped by their step counts (each group shares the step's numbers)."""
+    groups: dict[float, list[int]] = {}
+    for i, t in enumerate(state_steps):
+        groups.setdefault(float(t), []).append(i)
+    return groups
 
 
 def amp_unscale(grads: list[np.ndarray], grad_scale: np.ndarray | None) -> None:

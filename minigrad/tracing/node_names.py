@@ -250,15 +250,23 @@ def _xlogy(inputs: Any, attrs: dict[str, Any]) -> str:
     return "XlogyBackward1" if _constant(x) and not _constant(y) else "XlogyBackward2" if _constant(y) else "XlogyBackward0"
 
 
+def attention_kernel(query: Any, mask: Any) -> str:
+    """The fused attention kernel PyTorch would run, by its ``backends.cuda`` switch name: flash attention for a
+    CPU; on a GPU flash for float16/bfloat16 without a mask (dropout too), memory-efficient attention otherwise.
+    The fused node is named for it (``_attention``), and ``F.scaled_dot_product_attention`` asks its switch."""
+    on_cpu = getattr(query, "device", None) is None or str(query.device) == "cpu"
+    if on_cpu or (mask is None and str(query.dtype).rsplit(".", 1)[-1] in ("float16", "bfloat16")):
+        return "flash"
+    return "mem_efficient"
+
+
 def _attention(inputs: Any, attrs: dict[str, Any]) -> str:
-    """The fused attention is named for the kernel PyTorch would run: flash attention for a CPU; on a GPU
-    flash for float16/bfloat16 without a mask, memory-efficient attention otherwise."""
+    """The fused attention is named for the kernel PyTorch would run (``attention_kernel``)."""
     query, mask = inputs[0], inputs[3]
-    if getattr(query, "device", None) is None or str(query.device) == "cpu":
-        return "ScaledDotProductFlashAttentionForCpuBackward0"
-    if mask is None and str(query.dtype).rsplit(".", 1)[-1] in ("float16", "bfloat16"):  # dropout too
-        return "ScaledDotProductFlashAttentionBackward0"
-    return "ScaledDotProductEfficientAttentionBackward0"
+    if attention_kernel(query, mask) == "mem_efficient":
+        return "ScaledDotProductEfficientAttentionBackward0"
+    on_cpu = getattr(query, "device", None) is None or str(query.device) == "cpu"
+    return "ScaledDotProductFlashAttentionForCpuBackward0" if on_cpu else "ScaledDotProductFlashAttentionBackward0"
 
 
 def _padding(kind: str, suffix: str = "") -> Callable[[Any, dict[str, Any]], str]:
