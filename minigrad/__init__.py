@@ -104,6 +104,8 @@ from .autograd import inference_mode, is_inference_mode_enabled
 from . import linalg  # torch.linalg's names
 from . import special  # noqa: E402  (torch.special's names)
 from . import backends, compiler  # noqa: E402  (torch.backends' switches; torch.compile runs eagerly)
+from . import profiler  # noqa: E402  (torch.profiler: where a step's time goes)
+from .autograd import profiler as _autograd_profiler  # noqa: E402,F401  (sets mg.autograd.profiler)
 from .backends import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .compiler import compile  # noqa: A001,E402
 from . import utils  # noqa: E402  (mg.utils.data: datasets and the DataLoader)

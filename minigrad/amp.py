@@ -678,7 +678,7 @@ class GradScaler:
         """PyTorch's ``_amp_update_scale_`` on the scale and growth count tensors (NOTE [ The scale's
         arithmetic ]): the backend's kernel, or with a recorder active the ops that show it."""
         args = (self._growth_factor, self._backoff_factor, self._growth_interval)
-        if bus.recorder is None:
+        if not bus.steps_traced():
             kernel_of("_amp_update_scale_", self._scale)(self._scale._data, self._growth_tracker._data,
                                                          found_inf._data, *args)
             return
@@ -758,7 +758,7 @@ def _unscale_group(grads: list[Tensor], found_inf: Tensor, inv_scale: Tensor) ->
     """``grads`` (one device, one dtype) times ``inv_scale`` in place; ``found_inf`` (a float32 0-d tensor)
     set to 1 if one holds an inf or a NaN. The backend's multi-tensor kernel when nothing records and every
     gradient is contiguous; else one op per gradient, which a trace shows. Returns the flag tensor."""
-    if bus.recorder is None and all(g._data.flags.c_contiguous for g in grads):
+    if not bus.steps_traced() and all(g._data.flags.c_contiguous for g in grads):
         kernel = kernel_of("_amp_foreach_non_finite_check_and_unscale_", grads[0])
         if kernel is not None:
             kernel([g._data for g in grads], found_inf._data, inv_scale._data)

@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("api", ("minigrad._tensor_methods", "minigrad.nn", "minigrad.optim", "minigrad", "minigrad.tensor_types",
              "minigrad.backends", "minigrad.compiler",
              # PyTorch's names under autograd, written with ops and mg.grad:
-             "minigrad.autograd.functional", "minigrad.autograd.gradcheck")),
+             "minigrad.autograd.functional", "minigrad.autograd.gradcheck", "minigrad.autograd.profiler")),
     ("tools", ("minigrad.cli", "minigrad.lessons_cli", "minigrad.coursework", "minigrad._lesson_conftest")),
 ]
 

@@ -60,12 +60,18 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("cpu", "cpu"),
     ("distributions", "distributions"),
     ("testing", "testing"),
+    ("profiler", "profiler"),
+    ("autograd.profiler", "autograd.profiler"),
 )
 
 #: Where a name minigrad has behaves differently from PyTorch's, by its path under ``torch`` (hand-kept).
 #: A name not listed behaves as PyTorch's for the arguments minigrad accepts; an argument it does not
 #: accept is a ``TypeError`` naming it.
 NOTES: dict[str, str] = {
+    "profiler.profile": "times the host's ranges (ops under PyTorch's names, grad nodes, optimizer steps, "
+    "`record_function`); with `ProfilerActivity.CUDA` it counts the GPU's launches, copies and waits, but the "
+    "tables have no CUDA time columns. `profile_memory`, `with_flops` and `with_stack` are refused. A fused "
+    "optimizer step is one range with no ops inside.",
     "torch.utils.checkpoint.set_checkpoint_debug_enabled": "the debug logs list the kernel calls (under PyTorch's "
     "names) with the program's line of each, where PyTorch prints Python and C++ stack traces.",
     "torch.utils.checkpoint.create_selective_checkpoint_contexts": "the policy is asked about minigrad's kernel "
@@ -100,8 +106,8 @@ NOTES: dict[str, str] = {
     "torch.utils.data.DistributedSampler": "`num_replicas` and `rank` must be given: minigrad runs in one process "
     "without `torch.distributed`.",
     "torch.autograd.graph.save_on_cpu": "`pin_memory` is accepted; host arrays are never pinned.",
-    "torch.utils.checkpoint.checkpoint": "only the default `context_fn`; `debug` has no effect; the CPU generator's "
-                                         "state is the one replayed (minigrad has one generator for every device).",
+    "torch.utils.checkpoint.checkpoint": "the CPU generator's state is the one replayed (minigrad has one generator "
+                                         "for every device).",
     "torch.cat": "also spelled `mg.concat` (the op's name, Paddle's).",
     "linalg.svd": "LAPACK through NumPy (OpenBLAS): a singular vector's sign may differ from PyTorch's (MKL); "
                   "functions of the factors that do not depend on the signs agree.",
@@ -409,9 +415,11 @@ def coverage_page(torch: Any, mg: Any) -> str:
               "| name | how minigrad differs |", "| --- | --- |"]
     have = {_qualified(ns, n) for ns in spaces for n in ns.present} | {"Tensor.__getitem__"}
     notes = {**NOTES, **measured_notes(torch, mg)}
-    for name in sorted(notes):
+    for key in sorted(notes, key=lambda k: k.removeprefix("torch.") if k.removeprefix("torch.") in have else k):
+        # (a key may spell a namespace's name in full: ``torch.cuda.memory_stats`` is ``cuda.memory_stats``)
+        name = key if key in have else key.removeprefix("torch.")
         if name in have:
-            lines.append(f"| `{name}` | {notes[name].replace('|', '&#124;')} |")
+            lines.append(f"| `{name}` | {notes[key].replace('|', '&#124;')} |")
 
     lines += student_lines_section(torch, mg)
     for ns in spaces:

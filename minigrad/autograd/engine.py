@@ -299,6 +299,7 @@ def _announce_begin(starts: list[tuple[Any, ...]], gg: GeneralGrad | None, retai
             start_ids.append(nid)
     rec.emit(BackwardBegin.new(mode="grad" if gg is not None else "backward", start=start_ids,
                                retain_graph=retain_graph, create_graph=create_graph))
+    rec.meet_graph([node for node, *_ in starts])
 
 
 def prepare_buffers(starts: list[tuple[Any, ...]], seeds: list["Tensor"],

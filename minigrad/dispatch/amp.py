@@ -47,6 +47,7 @@ from typing import Any
 from .. import dtypes as _dt
 from ..tracing import bus
 from ..tracing.events import AmpCast
+from ..tracing.profiling import scope
 from .amp_state import AMP
 from .autocast_policy import BANNED, FP32, FP32_SET_OPT_DTYPE, LOWER, PROMOTE, aten_name_of, policy_of
 from .op_table import OPS
@@ -312,6 +313,30 @@ def _torch_cast_value(cast: Any, op_name: str, v: Any, device: str, dest: Any) -
     return out
 
 
+def _autocast_as_call(fn: Any, aten: str, composite: bool, takes_dtype: bool, args: tuple[Any, ...],
+                      kwargs: dict[str, Any]) -> Any:
+    """A call of ``autocast_as``'s function inside an autocast region of PyTorch's spelling."""
+    values = list(args) + list(kwargs.values())
+    first, device = _region(values)
+    if device is None or (composite and policy_of(aten, device) is None):
+        return fn(*args, **kwargs)
+    if takes_dtype and policy_of(aten, device) == FP32_SET_OPT_DTYPE:
+        kwargs = _set_opt_dtype(aten, first, device, kwargs)  # no cast: the dtype set (``autocast_call``)
+        found = None
+    else:
+        found = _destination(aten, values, first, device)
+    cast = OPS["cast"]
+    level, AMP.level = AMP.level, 0
+    try:
+        if found is not None:
+            device, dest = found
+            args = tuple(_torch_cast_value(cast, aten, v, device, dest) for v in args)
+            kwargs = {k: _torch_cast_value(cast, aten, v, device, dest) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+    finally:
+        AMP.level = level
+
+
 def autocast_as(aten: str, *, composite: bool = True) -> Any:
     """Decorate a minigrad function that PyTorch runs as the one ATen operator ``aten``.
 
@@ -327,29 +352,20 @@ def autocast_as(aten: str, *, composite: bool = True) -> Any:
     def decorate(fn: Any) -> Any:
         takes_dtype = "dtype" in inspect.signature(fn).parameters
 
+        # A profile shows a composite operator as PyTorch's does: ``aten::linear`` around the ops it runs.
+        ranged = f"aten::{aten}" if composite else None
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             if AMP.devices is None or AMP.level != 1:
-                return fn(*args, **kwargs)
-            values = list(args) + list(kwargs.values())
-            first, device = _region(values)
-            if device is None or (composite and policy_of(aten, device) is None):
-                return fn(*args, **kwargs)
-            if takes_dtype and policy_of(aten, device) == FP32_SET_OPT_DTYPE:
-                kwargs = _set_opt_dtype(aten, first, device, kwargs)  # no cast: the dtype set (``autocast_call``)
-                found = None
-            else:
-                found = _destination(aten, values, first, device)
-            cast = OPS["cast"]
-            level, AMP.level = AMP.level, 0
-            try:
-                if found is not None:
-                    device, dest = found
-                    args = tuple(_torch_cast_value(cast, aten, v, device, dest) for v in args)
-                    kwargs = {k: _torch_cast_value(cast, aten, v, device, dest) for k, v in kwargs.items()}
-                return fn(*args, **kwargs)
-            finally:
-                AMP.level = level
+                if bus.recorder is None or ranged is None:
+                    return fn(*args, **kwargs)
+                with scope(ranged):
+                    return fn(*args, **kwargs)
+            if ranged is None:
+                return _autocast_as_call(fn, aten, composite, takes_dtype, args, kwargs)
+            with scope(ranged):
+                return _autocast_as_call(fn, aten, composite, takes_dtype, args, kwargs)
 
         wrapper.__autocast_aten__ = (aten, composite)  # type: ignore[attr-defined]
         return wrapper

@@ -98,6 +98,23 @@ def run_op(op: "OpDef", inputs: list[Any], attrs: dict[str, Any]) -> Any:
 def run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -> Any:
     """The dygraph layer's steps for any op: ``api.call``, AMP, the kernel call, ``require_any_grad``,
     ``create_grad_node``; each emits its events to ``rec``, the active recorder (``bus.recorder``)."""
+    if rec is not None and rec.ranges:
+        return _profiled(op, inputs, attrs, rec)
+    return _run_layers(op, inputs, attrs, rec)
+
+
+def _profiled(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -> Any:
+    """An op call while a profile records: its range around the layers' steps. The steps emit no events
+    (a profile keeps none: NOTE [ A profile times what runs unrecorded ] in tracing/profiling.py) unless
+    the profile keeps the GPU's rows, which the ``kernel.launch`` events give."""
+    rec.op_begin(op.name, inputs, attrs)
+    try:
+        return _run_layers(op, inputs, attrs, rec if rec.device_rows else None)
+    finally:
+        rec.op_end()
+
+
+def _run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -> Any:
     try:
         if rec is not None:
             rec.emit(ApiCall.new(op=op.name, inputs=_announce_inputs(rec, inputs), attrs=call_attrs(op, attrs)))

@@ -144,7 +144,50 @@ OVERLOADS: dict[str, str | Callable[[Any, Any, str], str]] = {
     "max_pool2d": "max_pool2d_with_indices.default",
     "cast": "_to_copy.default",
     "masked_fill": "masked_fill.Scalar",
+    # minigrad's kernel ops that PyTorch calls by another name
+    "add_alpha": "add.Tensor", "add_scalar": "add.Tensor", "sub_alpha": "sub.Tensor", "sub_scalar": "sub.Tensor",
+    "mul_scalar": "mul.Tensor", "div_scalar": "div.Tensor", "div_rounded": "div.Tensor_mode",
+    "to_copy": "_to_copy.default", "to_device": "_to_copy.default",
+    "log_softmax_backward_data": "_log_softmax_backward_data.default",
+    "softmax_backward_data": "_softmax_backward_data.default", "safe_softmax": "_safe_softmax.default",
+    "layer_norm_backward": "native_layer_norm_backward.default", "gelu_tanh_backward": "gelu_backward.default",
+    "max_pool2d_grad": "max_pool2d_with_indices_backward.default",
+    "max_pool3d_grad": "max_pool3d_with_indices_backward.default",
+    "conv2d_input_grad": "convolution_backward.default", "conv2d_weight_grad": "convolution_backward.default",
+    "conv3d_input_grad": "convolution_backward.default", "conv3d_weight_grad": "convolution_backward.default",
+    "adaptive_avg_pool2d_backward": "_adaptive_avg_pool2d_backward.default",
+    "clamp_max_tensor": "clamp_max.Tensor", "clamp_min_tensor": "clamp_min.Tensor",
+    "masked_fill_tensor": "masked_fill.Tensor", "lerp_tensor": "lerp.Tensor",
+    "index_fill_tensor": "index_fill.int_Tensor", "scatter_value": "scatter.value",
+    "vector_norm": "linalg_vector_norm.default", "solve": "linalg_solve.default", "inv": "linalg_inv.default",
+    "prelu_kernel": "_prelu_kernel.default", "weight_norm_interface": "_weight_norm_interface.default",
+    "median_all": "median.default", "nanmedian_all": "nanmedian.default", "sort_values": "sort.default",
+    "topk_values": "topk.default", "cross_entropy": "cross_entropy_loss.default",
+    "pdist_backward": "_pdist_backward.default", "euclidean_dist": "_euclidean_dist.default",
+    "ctc_loss_backward": "_ctc_loss_backward.default",
+    "upsample_bilinear2d_aa": "_upsample_bilinear2d_aa.default",
+    "upsample_bilinear2d_aa_backward": "_upsample_bilinear2d_aa_backward.default",
+    "upsample_bicubic2d_aa": "_upsample_bicubic2d_aa.default",
+    "upsample_bicubic2d_aa_backward": "_upsample_bicubic2d_aa_backward.default",
+    **{f"upsample_nearest_exact{d}d{tail}": f"_upsample_nearest_exact{d}d{tail}.default"
+       for d in (1, 2, 3) for tail in ("", "_backward")},
 }
+
+#: minigrad's kernel ops with no ATen operator of their own: steps PyTorch's kernels take inside another
+#: operator (the indices of a ``max_pool2d``, a batch norm's moments), or minigrad's own (``getitem``, which
+#: PyTorch runs as ``select``, ``slice`` or ``index`` by the key). ``tests/test_profiler.py`` checks that
+#: every other op is an ATen operator's name or has an entry in ``OVERLOADS``.
+NO_ATEN_OP = frozenset({
+    "_embedding_bag_argmax", "_embedding_bag_layout", "adaptive_max_pool2d_indices", "adaptive_max_pool3d_indices",
+    "affine_grid_base", "argcummax", "argcummin", "attention_weights", "batch_norm_moments",
+    "batch_norm_weight_grad", "copy_slices", "cross_entropy_backward", "cummax_values", "cummin_values",
+    "fill_tensor_", "fractional_max_pool2d_indices", "fractional_max_pool3d_indices", "frexp_exponent", "getitem",
+    "getitem_grad", "grid_sampler_derivative", "grid_sampler_derivative_backward", "kthvalue_indices",
+    "kthvalue_values", "layer_norm_weight_grad", "lu_permutation", "lu_transposed_solve", "max_pool2d_indices",
+    "max_pool2d_select", "max_pool3d_indices", "max_pool3d_select", "max_values", "median_values", "min_values",
+    "mode_indices", "mode_values", "nanmedian_indices", "nanmedian_values", "reflection_pad",
+    "reflection_pad_backward", "replication_pad", "replication_pad_backward", "topk_indices", "unique",
+    "unique_consecutive_runs"})
 
 
 def overload_of(name: str, arrays: Any, attrs: Any, device: str) -> OpOverload:
@@ -153,3 +196,12 @@ def overload_of(name: str, arrays: Any, attrs: Any, device: str) -> OpOverload:
     spelled = f"{name}.default" if rule is None else rule if isinstance(rule, str) else rule(arrays, attrs, device)
     packet, overload = spelled.rsplit(".", 1)
     return getattr(getattr(aten, packet), overload)
+
+
+def profiler_name(name: str, inputs: Any, attrs: Any, device: str) -> str:
+    """The name PyTorch's profiler gives a call of minigrad's kernel op ``name``: its ATen operator
+    (``aten::mm``, ``aten::add``; overloads are not part of the name), or ``minigrad::getitem`` for an
+    op PyTorch has no operator of (``NO_ATEN_OP``). ``inputs`` need ``ndim`` and ``dtype`` only."""
+    if name in NO_ATEN_OP:
+        return f"minigrad::{name}"
+    return f"aten::{overload_of(name, inputs, attrs, device).overloadpacket._name}"

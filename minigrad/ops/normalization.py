@@ -577,7 +577,7 @@ def _foreach_binary_for(running: tuple[Tensor, Tensor], batch: Any) -> Any:
     recorder, one device and dtype for them and the batch's moments, row-major and writable arrays, no
     live view of their storage (a view must get its fresh node from the ops); else None."""
     r0 = running[0]
-    if bus.recorder is not None:
+    if bus.steps_traced():
         return None
     for t in (*running, *batch):
         data = t._data

@@ -23,6 +23,7 @@ from ..creation import full
 from ..dtypes import bfloat16, float16, float32, float64, get_default_dtype
 from ..tensor import Tensor
 from ..tracing import bus
+from ..tracing.profiling import scope
 from .._handles import RemovableHandle
 from .update import StateList, TensorList, bucket_key, bump, kernel_of, list_path, multi_tensor_ok, path_for
 
@@ -100,19 +101,25 @@ def _with_step_hooks(step: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(step)
     def hooked(*args: Any, **kwargs: Any) -> Any:
         self = args[0]  # the hooks see the optimizer in ``args`` too, as PyTorch's
-        for hook in itertools.chain(_GLOBAL_STEP_PRE_HOOKS.values(), self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
-                args, kwargs = result
-        out = step(*args, **kwargs)
-        for hook in itertools.chain(self._optimizer_step_post_hooks.values(), _GLOBAL_STEP_POST_HOOKS.values()):
-            hook(self, args, kwargs)
-        return out
+        with scope(f"Optimizer.step#{type(self).__name__}.step"):  # a profile's range, as PyTorch names it
+            return _hooked_step(step, self, args, kwargs)
 
     hooked.hooked = True  # type: ignore[attr-defined]
     return hooked
+
+
+def _hooked_step(step: Callable[..., Any], self: "Optimizer", args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """The hooks and the step (``_with_step_hooks``)."""
+    for hook in itertools.chain(_GLOBAL_STEP_PRE_HOOKS.values(), self._optimizer_step_pre_hooks.values()):
+        result = hook(self, args, kwargs)
+        if result is not None:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+            args, kwargs = result
+    out = step(*args, **kwargs)
+    for hook in itertools.chain(self._optimizer_step_post_hooks.values(), _GLOBAL_STEP_POST_HOOKS.values()):
+        hook(self, args, kwargs)
+    return out
 
 
 def _hook_kinds() -> dict[str, OrderedDict[int, Callable[..., Any]]]:
@@ -207,12 +214,13 @@ class Optimizer(abc.ABC):
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clear gradients (set them to ``None``, or zero them in place)."""
-        for p in self.params:
-            if set_to_none:
-                p.grad = None
-            elif p.grad is not None:
-                with no_grad():
-                    p.grad.zero_()
+        with scope(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            for p in self.params:
+                if set_to_none:
+                    p.grad = None
+                elif p.grad is not None:
+                    with no_grad():
+                        p.grad.zero_()
 
     def __repr__(self) -> str:
         """PyTorch's: the class, then each group's options in name order (``print(optimizer)``)."""
@@ -383,7 +391,7 @@ class Optimizer(abc.ABC):
                                        f"supported devices: {_FUSED_DEVICES} but {p._dtype} and {p.device.type}")
         elif group.get("capturable") and any(not p.is_cuda for p in params):
             raise AssertionError("If capturable=True, params and state_steps must be on supported devices: ['cuda'].")
-        if bus.recorder is not None or not params:
+        if bus.steps_traced() or not params:
             return "for-loop"
         if group.get("fused"):
             return "fused"

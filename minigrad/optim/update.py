@@ -61,7 +61,7 @@ def array_path_ok(p: Tensor, g: Tensor) -> bool:
     """Whether ``p`` may be updated on its array: no recorder, a CPU array, ``g`` alike."""
     data = p._data
     return (
-        bus.recorder is None
+        not bus.steps_traced()
         and type(data) is np.ndarray
         and type(g._data) is np.ndarray
         and g._dtype is p._dtype

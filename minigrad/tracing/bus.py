@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from .recorder import Recorder
 
-__all__ = ["recorder", "push", "pop"]
+__all__ = ["recorder", "push", "pop", "steps_traced"]
 
 #: ``None`` while no thread records (see NOTE above); read through the property otherwise.
 recorder: "Recorder | None" = None
@@ -96,3 +96,10 @@ def pop(rec: "Recorder") -> None:
         _active -= 1
         if _active == 0:
             _module.__class__ = types.ModuleType
+
+
+def steps_traced() -> bool:
+    """Whether the calling thread's recorder wants the fused and array-level fast paths run as ops, so
+    each of their steps has its events (a trace does; a profile times them as they run unrecorded)."""
+    rec = _module.recorder
+    return rec is not None and rec.steps_as_ops

@@ -27,6 +27,8 @@ import threading
 import weakref
 from typing import Any
 
+from . import bus
+
 __all__ = ["enter_module", "exit_module", "module_path", "user_source", "is_user_file", "name_outputs",
            "count_as_engine"]
 
@@ -254,7 +256,10 @@ _MISSING = object()
 def name_outputs(outs: Any) -> None:
     """Give each of ``outs`` (the tensors an op or a creation function is about to return; they have no
     name yet unless ``name=`` gave one) the name its assignment on the user's line gives it (NOTE above).
-    Called by the function returning them, while recording."""
+    Called by the function returning them, while recording (a profile names nothing: it keeps no tensor)."""
+    rec = bus.recorder
+    if rec is None or rec.ranges:
+        return
     frame = sys._getframe(2)  # the caller of the function that returns ``outs``
     while frame is not None:
         key = (frame.f_code, frame.f_lasti, frame.f_code.co_filename)  # (equal code in two files: two keys)

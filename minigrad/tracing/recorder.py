@@ -58,6 +58,13 @@ class Recorder:
     __slots__ = ("_log", "_clean", "values", "max_elements", "listeners", "announced", "_seq", "_t0", "header",
                  "_summaries", "provenance", "token")
 
+    #: Whether this recorder keeps timed ranges (``tracing/profiling.py``): the op layer and the
+    #: optimizers tell such a recorder where their ranges begin and end.
+    ranges = False
+    #: Whether the fused and array-level fast paths run as ops while this recorder records, so each
+    #: of their steps has its events (a profile says no: NOTE [ A profile times what runs unrecorded ]).
+    steps_as_ops = True
+
     def __init__(
         self,
         values: bool = True,
@@ -129,6 +136,9 @@ class Recorder:
     #     The exception is marked; an enclosing pass or call that re-raises it, or raises a new
     #     exception *from* it (``raise ... from``: the engine names the failing node that way), finds the mark on the
     #     chain of causes and emits nothing, so the recording holds one error per failure.
+
+    def meet_graph(self, roots: list[Any]) -> None:
+        """A backward pass starts from the grad nodes ``roots`` (a trace learns its nodes from ``node.create``)."""
 
     def emit_copies(self, templates: tuple[Event, ...]) -> None:
         """Emit a fresh copy of each of ``templates``, in order (NOTE [ Kinds of call ]

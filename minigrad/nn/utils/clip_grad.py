@@ -71,7 +71,7 @@ def _foreach(tensors: list[Tensor], foreach: bool | None) -> bool:
     """Whether the foreach form runs (NOTE [ Clipping in a few launches ]): asked for, or ``foreach=None`` and
     every tensor on a GPU (PyTorch's default), when no recorder is active and each tensor may join a
     multi-tensor kernel."""
-    if foreach is False or bus.recorder is not None or (foreach is None and not all(t.is_cuda for t in tensors)):
+    if foreach is False or bus.steps_traced() or (foreach is None and not all(t.is_cuda for t in tensors)):
         return False
     return all(t._data.flags.c_contiguous and kernel_of("_foreach_norm", t) is not None for t in tensors)
 
