@@ -34,6 +34,8 @@ from .random import (
     Generator, generator_arg, manual_seed, multinomial_array, randint_array, randperm_array,
 )
 from .size import Size
+from .tracing import bus
+from .tracing.profiling import scope
 from .tensor import Tensor, VersionCounter, check_device as _check_device, finish as _finish, from_data
 
 __all__ = [
@@ -42,17 +44,23 @@ __all__ = [
 ]
 
 def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tensor]:
-    """Creation functions: NumPy's bare ``MemoryError`` gets the function's name (docs/architecture.md, bad input).
+    """Creation functions: NumPy's bare ``MemoryError`` gets the function's name (docs/architecture.md, bad input),
+    and a profile shows the call as PyTorch's shows its operator (``aten::zeros``).
 
     NumPy already says how much and which shape (``Unable to allocate 3.64 TiB
     for an array with shape (1000000, 1000000) ...``); the user also needs to
     know which call of theirs asked for it.
     """
 
+    ranged = f"aten::{fn.__name__}"  # a profile's range for the call, as PyTorch names its operator
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Tensor:
         try:
-            return fn(*args, **kwargs)
+            if bus.recorder is None:
+                return fn(*args, **kwargs)
+            with scope(ranged):
+                return fn(*args, **kwargs)
         except MemoryError as exc:
             raise MemoryError(f"{fn.__name__}(): out of memory: {exc}") from None
 

@@ -70,8 +70,8 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
 NOTES: dict[str, str] = {
     "profiler.profile": "times the host's ranges (ops under PyTorch's names, grad nodes, optimizer steps, "
     "`record_function`); with `ProfilerActivity.CUDA` it counts the GPU's launches, copies and waits, but the "
-    "tables have no CUDA time columns. `profile_memory`, `with_flops` and `with_stack` are refused. A fused "
-    "optimizer step is one range with no ops inside.",
+    "tables have no CUDA time columns. `profile_memory` counts what each op allocates, not what is freed; "
+    "`with_flops` is refused. A fused optimizer step is one range with no ops inside.",
     "torch.utils.checkpoint.set_checkpoint_debug_enabled": "the debug logs list the kernel calls (under PyTorch's "
     "names) with the program's line of each, where PyTorch prints Python and C++ stack traces.",
     "torch.utils.checkpoint.create_selective_checkpoint_contexts": "the policy is asked about minigrad's kernel "

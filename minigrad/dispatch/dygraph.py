@@ -50,6 +50,7 @@ from ..kernels.prepare_data import emit_transform
 from ..tensor import Tensor, VersionCounter, bases_sharing, has_views, live_views
 from ..tracing import bus
 from ..tracing.events import ApiCall
+from ..tracing.profiling import scope
 from ..tracing.preview import call_attrs, jsonable
 from ..tracing.provenance import name_outputs
 from . import amp_state
@@ -108,10 +109,12 @@ def _profiled(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -
     (a profile keeps none: NOTE [ A profile times what runs unrecorded ] in tracing/profiling.py) unless
     the profile keeps the GPU's rows, which the ``kernel.launch`` events give."""
     rec.op_begin(op.name, inputs, attrs)
+    outs = None
     try:
-        return _run_layers(op, inputs, attrs, rec if rec.device_rows else None)
+        outs = _run_layers(op, inputs, attrs, rec if rec.device_rows else None)
+        return outs
     finally:
-        rec.op_end()
+        rec.op_end(inputs, outs)
 
 
 def _run_layers(op: "OpDef", inputs: list[Any], attrs: dict[str, Any], rec: Any) -> Any:
@@ -255,6 +258,15 @@ def run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any
     checks. Misuse - a leaf that requires grad, a view of one, a view made
     under ``no_grad``, an int tensor receiving floats - raises before anything changes.
     """
+    rec = bus.recorder
+    if rec is not None and rec.ranges:  # a profile: PyTorch's range for the in-place op around minigrad's steps
+        with scope("minigrad::setitem" if op_name == "setitem" else f"aten::{op_name}"):
+            return _run_inplace(self, op_name, fn, other, operands)
+    return _run_inplace(self, op_name, fn, other, operands)
+
+
+def _run_inplace(self: Tensor, op_name: str, fn: Callable[[], Tensor], other: Any,
+                 operands: tuple[Any, ...]) -> Tensor:
     try:
         meta = self._meta
         _check_inplace_allowed(self, op_name, other, operands)

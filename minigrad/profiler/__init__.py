@@ -20,9 +20,11 @@ with ``ProfilerActivity.CUDA``, each kernel launch, host/device copy and wait fo
 steps of a loop and hands each finished cycle to ``on_trace_ready`` (``tensorboard_trace_handler(dir)``
 writes it as a Chrome trace). The table is PyTorch's, column for column (``profiler/results.py``).
 
-What is not here: memory (``profile_memory=True``), FLOPs (``with_flops=True``) and source lines
-(``with_stack=True``) are refused, not ignored; the device's own time of a kernel is not measured, so
-the tables have no CUDA time columns.
+``profile_memory=True`` counts the bytes each op call allocates for its outputs (on the CPU or the GPU:
+``CPU Mem``, ``CUDA Mem``), and ``with_stack=True`` keeps the program's lines at each op call
+(``key_averages(group_by_stack_n=3)``). What is not here: memory freed is not counted (PyTorch subtracts
+it from the op that frees it), FLOPs (``with_flops=True``) are refused, not ignored, and the device's own
+time of a kernel is not measured, so the tables have no CUDA time columns.
 """
 
 from __future__ import annotations
@@ -146,7 +148,6 @@ class record_function(_scope):
         return ranged
 
 
-_REFUSED = {"profile_memory": "memory", "with_flops": "FLOPs", "with_stack": "source lines"}
 
 
 class profile:
@@ -158,10 +159,10 @@ class profile:
                  profile_memory: bool = False, with_stack: bool = False, with_flops: bool = False,
                  with_modules: bool = False, experimental_config: Any = None, execution_trace_observer: Any = None,
                  acc_events: bool = False, use_cuda: bool | None = None) -> None:
-        for arg, what in _REFUSED.items():
-            if locals()[arg]:
-                raise NotImplementedError(f"minigrad's profiler does not record {what} ({arg}=True): it times the "
-                                          "host's ranges and counts the GPU's launches, copies and waits")
+        if with_flops:
+            raise NotImplementedError("minigrad's profiler does not count FLOPs (with_flops=True): it times the "
+                                      "host's ranges, counts the GPU's launches, copies and waits, and the "
+                                      "memory each op allocates")
         acts = set(supported_activities() if activities is None else activities)
         if use_cuda:
             warnings.warn("The attribute `use_cuda` will be deprecated soon, please use "
@@ -170,7 +171,8 @@ class profile:
         if not acts:
             raise AssertionError("No valid profiler activities found")
         self.activities = acts
-        self.record_shapes = record_shapes
+        self.record_shapes, self.profile_memory, self.with_stack = record_shapes, profile_memory, with_stack
+        self.use_device = "cuda" if ProfilerActivity.CUDA in acts else None
         self.acc_events = acc_events
         self.record_steps = schedule is not None
         self.schedule = schedule if schedule is not None else _record_always
@@ -245,7 +247,8 @@ class profile:
             self._start_trace()
 
     def _start_trace(self) -> None:
-        self._recorder = _ProfileRecorder(self.record_shapes, ProfilerActivity.CUDA in self.activities)
+        self._recorder = _ProfileRecorder(self.record_shapes, self.use_device is not None, self.profile_memory,
+                                          self.with_stack)
         self._t0 = time.perf_counter_ns()
         self._recorder.start()
 
@@ -255,9 +258,9 @@ class profile:
             return
         rec.close_all()
         rec.stop()
-        events = _events_of(rec.spans, self._t0)
+        events = _events_of(rec.spans, self._t0, self.use_device, self.profile_memory)
         if self.acc_events and self._events is not None:
-            events = _EventList([*self._events, *events])
+            events = _EventList([*self._events, *events], self.use_device, self.profile_memory)
         self._events = events
 
     def _trace_ready(self) -> None:
@@ -280,3 +283,7 @@ class profile:
     def export_chrome_trace(self, path: str | os.PathLike[str]) -> None:
         """Write the last trace for ``chrome://tracing`` or Perfetto."""
         self.events().export_chrome_trace(path)
+
+    def export_stacks(self, path: str | os.PathLike[str], metric: str = "self_cpu_time_total") -> None:
+        """Write the ops' program lines with ``metric``, a flame graph's input (``with_stack=True``)."""
+        self.events().export_stacks(path, metric)

@@ -44,6 +44,13 @@ def _format_share(us: float, total: float) -> str:
     return "NaN" if total == 0 else f"{us * 100.0 / total:.2f}%"
 
 
+def _format_memory(nbytes: int) -> str:
+    for unit, size in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if abs(nbytes) >= size:
+            return f"{nbytes * 1.0 / size:.2f} {unit}"
+    return f"{nbytes} B"
+
+
 class _Times:
     """The times every row of a table has, formatted as PyTorch formats them."""
 
@@ -85,7 +92,9 @@ class _Times:
 
 class FunctionEvent(_Times):
     """One range the profile timed: ``name``, its ``time_range`` (microseconds from the profile's start),
-    the ranges inside it (``cpu_children``) and the one around it (``cpu_parent``)."""
+    the ranges inside it (``cpu_children``) and the one around it (``cpu_parent``); with ``profile_memory``
+    the bytes allocated inside it (``cpu_memory_usage``, ``device_memory_usage``: its own and its
+    children's; the ``self_`` ones its own)."""
 
     def __init__(self, span: Span, t0_ns: int, name: str, trace_name: str) -> None:
         self.id = span.id
@@ -101,7 +110,26 @@ class FunctionEvent(_Times):
         self.count = 1
         self.is_async = False
         self.is_user_annotation = span.kind == "user"
-        self.stack: list[str] = []
+        self.stack: list[str] = span.stack or []
+        on_gpu = span.device != "cpu"
+        self._own_cpu_memory = 0 if on_gpu else span.allocated
+        self._own_device_memory = span.allocated if on_gpu else 0
+
+    @property
+    def cpu_memory_usage(self) -> int:
+        return self._own_cpu_memory + sum(child.cpu_memory_usage for child in self.cpu_children)
+
+    @property
+    def device_memory_usage(self) -> int:
+        return self._own_device_memory + sum(child.device_memory_usage for child in self.cpu_children)
+
+    @property
+    def self_cpu_memory_usage(self) -> int:
+        return self._own_cpu_memory
+
+    @property
+    def self_device_memory_usage(self) -> int:
+        return self._own_device_memory
 
     @property
     def key(self) -> str:
@@ -134,16 +162,24 @@ class FunctionEventAvg(_Times):
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
         self.input_shapes: Any = None
+        self.stack: list[str] = []
         self.cpu_parent: FunctionEvent | None = None
         self.is_async = False
+        self.cpu_memory_usage = self.self_cpu_memory_usage = 0
+        self.device_memory_usage = self.self_device_memory_usage = 0
 
     def add(self, other: "FunctionEvent | FunctionEventAvg") -> "FunctionEventAvg":
         if self.key is None:
             self.key, self.input_shapes, self.cpu_parent = other.key, other.input_shapes, other.cpu_parent
+            self.stack = other.stack
         elif other.key != self.key:
             raise AssertionError(f"Expected keys to match, but got {other.key} vs {self.key}")
         self.cpu_time_total += other.cpu_time_total
         self.self_cpu_time_total += other.self_cpu_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
+        self.device_memory_usage += other.device_memory_usage
+        self.self_device_memory_usage += other.self_device_memory_usage
         self.count += other.count
         return self
 
@@ -156,7 +192,12 @@ class FunctionEventAvg(_Times):
 
 class EventList(list):
     """A list of events with PyTorch's summaries: ``table``, ``key_averages``, ``total_average``,
-    ``export_chrome_trace``."""
+    ``export_chrome_trace``. ``profile_memory``: the tables show memory; ``use_device``: ``"cuda"`` when the
+    profile kept the GPU's rows (its memory gets columns of its own)."""
+
+    def __init__(self, events: Iterable[Any] = (), use_device: str | None = None, profile_memory: bool = False) -> None:
+        super().__init__(events)
+        self.use_device, self.profile_memory = use_device, profile_memory
 
     @property
     def self_cpu_time_total(self) -> float:
@@ -167,11 +208,14 @@ class EventList(list):
         """The events summed by name (and by input shapes when asked), in the order each name first ran."""
         stats: dict[Any, FunctionEventAvg] = {}
         for e in self:
-            key = (e.key, str(e.input_shapes)) if group_by_input_shape else e.key
+            key: tuple[Any, ...] = (e.key, str(e.input_shapes)) if group_by_input_shape else (e.key,)
+            if group_by_stack_n > 0:
+                key += tuple(e.stack[:group_by_stack_n])
             stats.setdefault(key, FunctionEventAvg()).add(e)
-        out = EventList(stats.values())
-        if not group_by_input_shape:
-            for avg in out:
+        out = EventList(stats.values(), self.use_device, self.profile_memory)
+        for avg in out:
+            avg.stack = avg.stack[:group_by_stack_n]
+            if not group_by_input_shape:
                 avg.input_shapes = ""
         return out
 
@@ -187,11 +231,28 @@ class EventList(list):
               max_name_column_width: int = 55, max_shapes_column_width: int = 80, header: str | None = None,
               top_level_events_only: bool = False, time_unit: str | None = None) -> str:
         """PyTorch's table of these events (see the module docstring)."""
-        return build_table(self, sort_by, row_limit, max_name_column_width, max_shapes_column_width, header,
-                           top_level_events_only, time_unit)
+        return build_table(self, sort_by, row_limit, (max_name_column_width, max_shapes_column_width,
+                           max_src_column_width), header, top_level_events_only, time_unit)
 
     def __str__(self) -> str:
         return self.table()
+
+    @staticmethod
+    def supported_export_stacks_metrics() -> list[str]:
+        return ["self_cpu_time_total", "self_cuda_time_total", "self_xpu_time_total", "self_privateuse1_time_total"]
+
+    def export_stacks(self, path: str | os.PathLike[str], metric: str) -> None:
+        """Write each op's program lines, outermost first, with its ``metric`` in whole microseconds: the
+        input of a flame graph (``flamegraph.pl``), as PyTorch writes it (``with_stack=True``)."""
+        if metric not in self.supported_export_stacks_metrics():
+            raise ValueError("metric should be one of: " + str(self.supported_export_stacks_metrics()))
+        blanks = str.maketrans(" ;\t\n", "____")
+        field = metric.replace("cuda", "device").replace("xpu", "device").replace("privateuse1", "device")
+        with open(path, "w") as f:
+            for e in self:
+                value = int(getattr(e, field))
+                if e.stack and value > 0:
+                    f.write(";".join(entry.translate(blanks) for entry in reversed(e.stack)) + f" {value}\n")
 
     def export_chrome_trace(self, path: str | os.PathLike[str]) -> None:
         """Write the events as a Chrome trace (``chrome://tracing``, Perfetto): one complete event each."""
@@ -217,39 +278,32 @@ _SPACING = 2
 _WIDTH = 12
 
 
-def build_table(events: Iterable[Any], sort_by: str | None, row_limit: int, max_name: int | None,
-                max_shapes: int | None, header: str | None, top_level_only: bool, time_unit: str | None) -> str:
-    """The table PyTorch's ``EventList.table`` prints: columns right-aligned, two spaces apart."""
-    events = list(events)
-    if not events:
+def build_table(events: "EventList", sort_by: str | None, row_limit: int, widths_max: tuple[int | None, ...],
+                header: str | None, top_level_only: bool, time_unit: str | None) -> str:
+    """The table PyTorch's ``EventList.table`` prints: columns right-aligned, two spaces apart; memory
+    columns with ``profile_memory``; a source column, left-aligned, when the events carry stacks."""
+    use_device, memory = events.use_device, events.profile_memory
+    rows = list(events)
+    if not rows:
         return ""
     if sort_by is not None:
         field = sort_by.replace("cuda", "device").replace("xpu", "device")
-        events = sorted(events, key=lambda e: getattr(e, field), reverse=True)
-    has_shapes = any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in events)
-    name_width = max(len(e.key) for e in events) + 4
-    if max_name is not None:
-        name_width = min(name_width, max_name)
-    headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
-    widths = [name_width] + [_WIDTH] * (len(headers) - 1)
-    if has_shapes:
-        shapes_width = max(len(str(e.input_shapes)) for e in events) + 4
-        if max_shapes is not None:
-            shapes_width = min(shapes_width, max_shapes)
-        headers.append("Input Shapes")
-        widths.append(shapes_width)
-    row = "".join("{: >" + str(w) + "}" + " " * _SPACING for w in widths)
-    sep = "".join("-" * w + " " * _SPACING for w in widths)
-    line_length = sum(w + _SPACING for w in widths) - _SPACING
-    total = sum(e.self_cpu_time_total for e in events)
+        rows = sorted(rows, key=lambda e: getattr(e, field), reverse=True)
+    columns = _columns(rows, widths_max, memory, use_device)
+    fmt = "".join("{: " + align + str(w) + "}" + " " * _SPACING for _, w, align in columns)
+    sep = "".join("-" * w + " " * _SPACING for _, w, _ in columns)
+    line_length = sum(w + _SPACING for _, w, _ in columns) - _SPACING
+    total = sum(e.self_cpu_time_total for e in rows)
     lines: list[str] = []
     if header is not None:
         lines += ["=" * line_length, header]
     if top_level_only:
         lines += ["=" * line_length, "This report only display top-level ops statistics"]
-    lines += [sep, row.format(*headers), sep]
+    lines += [sep, fmt.format(*(title for title, _, _ in columns)), sep]
+    names = {title for title, _, _ in columns}
+    max_name = widths_max[0]
     shown = 0
-    for e in events:
+    for e in rows:
         if shown == row_limit:
             break
         if top_level_only and e.cpu_parent is not None:
@@ -258,21 +312,67 @@ def build_table(events: Iterable[Any], sort_by: str | None, row_limit: int, max_
         name = e.key
         if max_name is not None and len(name) >= max_name - 3:
             name = name[: max_name - 3] + "..."
-        values = [name, _format_share(e.self_cpu_time_total, total), _time_in(e.self_cpu_time_total, time_unit),
-                  _format_share(e.cpu_time_total, total), _time_in(e.cpu_time_total, time_unit),
-                  _time_in(e.cpu_time, time_unit), e.count]
-        if has_shapes:
-            values.append(str(e.input_shapes)[:max_shapes])
-        lines.append(row.format(*values))
+        values: list[Any] = [name, _format_share(e.self_cpu_time_total, total), _time_in(e.self_cpu_time_total, time_unit),
+                             _format_share(e.cpu_time_total, total), _time_in(e.cpu_time_total, time_unit),
+                             _time_in(e.cpu_time, time_unit)]
+        if memory:
+            values += [_format_memory(e.cpu_memory_usage), _format_memory(e.self_cpu_memory_usage)]
+            if "CUDA Mem" in names:
+                values += [_format_memory(e.device_memory_usage), _format_memory(e.self_device_memory_usage)]
+        values.append(e.count)
+        if "Input Shapes" in names:
+            values.append(str(e.input_shapes)[: columns[len(values)][1]])
+        if "Source Location" in names:
+            width = columns[-1][1]
+            values.append(_trim(e.stack[0], width) if e.stack else "")
+            lines.append(fmt.format(*values))
+            blank = [""] * (len(columns) - 1)
+            lines += [fmt.format(*blank, _trim(entry, width)) for entry in e.stack[1:]]
+            lines.append(fmt.format(*blank, ""))
+            continue
+        lines.append(fmt.format(*values))
     lines += [sep, f"Self CPU time total: {_time_in(total, time_unit)}"]
     return "".join(line + "\n" for line in lines)
 
 
-def events_of(spans: list[Span], t0_ns: int) -> EventList:
+def _columns(rows: list[Any], widths_max: tuple[int | None, ...], memory: bool,
+             use_device: str | None) -> list[tuple[str, int, str]]:
+    """The table's columns: title, width, alignment."""
+    max_name, max_shapes, max_src = widths_max
+    name_width = max(len(e.key) for e in rows) + 4
+    if max_name is not None:
+        name_width = min(name_width, max_name)
+    titles = ["Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+    if memory:
+        titles += ["CPU Mem", "Self CPU Mem"]
+        if use_device and any(e.self_device_memory_usage > 0 for e in rows):
+            titles += [f"{use_device.upper()} Mem", f"Self {use_device.upper()} Mem"]
+    titles.append("# of Calls")
+    columns = [("Name", name_width, ">")] + [(t, _WIDTH, ">") for t in titles]
+    if any(e.input_shapes is not None and len(e.input_shapes) > 0 for e in rows):
+        width = max(len(str(e.input_shapes)) for e in rows) + 4
+        columns.append(("Input Shapes", width if max_shapes is None else min(width, max_shapes), ">"))
+    stacks = [e.stack for e in rows if e.stack]
+    if stacks:
+        width = max(len(entry) for stack in stacks for entry in stack) + 4
+        columns.append(("Source Location", width if max_src is None else min(width, max_src), "<"))
+    return columns
+
+
+def _trim(path: str, width: int) -> str:
+    """A source line cut to ``width`` from the left, its first three characters made ``...``."""
+    if len(path) > width:
+        path = path[len(path) - width:]
+        if len(path) > 3:
+            path = "..." + path[3:]
+    return path
+
+
+def events_of(spans: list[Span], t0_ns: int, use_device: str | None = None, profile_memory: bool = False) -> EventList:
     """The profile's ranges as ``FunctionEvent``, each named as PyTorch's profiler names it, linked to
     its parent and children."""
     made: dict[int, FunctionEvent] = {}
-    out = EventList()
+    out = EventList((), use_device, profile_memory)
     for span in spans:
         name = _name_of(span)
         event = FunctionEvent(span, t0_ns, "ProfilerStep*" if name.startswith(_STEP) else name, name)

@@ -30,12 +30,14 @@ NOTE [ A profile times what runs unrecorded ]
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from typing import Any
 
 from . import bus
 from .events import Event
+from .provenance import is_user_file
 from .recorder import Recorder
 
 __all__ = ["Meta", "ProfileRecorder", "Span", "scope"]
@@ -51,7 +53,7 @@ class Span:
     """One range: ``name`` from ``start_ns`` to ``end_ns`` (``perf_counter_ns``), inside ``parent``."""
 
     __slots__ = ("id", "name", "start_ns", "end_ns", "parent", "children", "shapes", "kind", "thread", "device",
-                 "call")
+                 "call", "allocated", "stack")
 
     def __init__(self, sid: int, name: str, start_ns: int, parent: "Span | None", kind: str,
                  shapes: list[list[int]] | None = None, device: str = "cpu") -> None:
@@ -60,6 +62,10 @@ class Span:
         self.thread, self.device = threading.get_ident(), device
         #: An op call's (op, its inputs' ``Meta``, attributes): what names it as PyTorch would.
         self.call: tuple[str, list[Any], dict[str, Any]] | None = None
+        #: Bytes of the new arrays an op call made for its outputs, on ``device`` (``profile_memory``).
+        self.allocated = 0
+        #: The program's frames at the call, innermost first, as ``file(line): function`` (``with_stack``).
+        self.stack: list[str] | None = None
         if parent is not None:
             parent.children.append(self)
 
@@ -73,15 +79,18 @@ class ProfileRecorder(Recorder):
     Args:
         record_shapes: keep each op call's input shapes (``record_shapes=True``).
         device_rows: keep the GPU's launches, copies and waits (``ProfilerActivity.CUDA``).
+        memory: count the bytes each op call allocates for its outputs (``profile_memory=True``).
+        with_stack: keep the program's frames at each op call (``with_stack=True``).
     """
 
     __slots__ = ("spans", "_open", "_node_names", "_evaluating", "_running", "record_shapes", "device_rows",
-                 "_next_id")
+                 "_next_id", "memory", "with_stack")
 
     ranges = True
     steps_as_ops = False
 
-    def __init__(self, record_shapes: bool = False, device_rows: bool = False) -> None:
+    def __init__(self, record_shapes: bool = False, device_rows: bool = False, memory: bool = False,
+                 with_stack: bool = False) -> None:
         super().__init__(values=False)
         self.provenance = False
         #: Every range opened, in the order they were opened.
@@ -91,6 +100,7 @@ class ProfileRecorder(Recorder):
         self._evaluating: Span | None = None  # the open ``evaluate_function`` range
         self._running: Span | None = None  # the open node range inside it
         self.record_shapes, self.device_rows = record_shapes, device_rows
+        self.memory, self.with_stack = memory, with_stack
         self._next_id = 1
 
     # -- ranges ------------------------------------------------------------
@@ -127,11 +137,18 @@ class ProfileRecorder(Recorder):
                 break
         span = self.begin(op, "op", [list(m.shape) for m in metas] if self.record_shapes else None, device)
         span.call = (op, metas, attrs)
+        if self.with_stack:
+            span.stack = program_stack()
 
-    def op_end(self) -> None:
-        """The op call begun last returns (or raises)."""
-        if self._open and self._open[-1].kind == "op":
-            self.end(self._open[-1])
+    def op_end(self, inputs: Any = (), outs: Any = None) -> None:
+        """The op call begun last returns ``outs`` (None: it raised); with ``memory``, the bytes of the
+        arrays it made for them - not an input's array handed back, not a view of one."""
+        if not (self._open and self._open[-1].kind == "op"):
+            return
+        span = self._open[-1]
+        if self.memory and outs is not None:
+            span.allocated = new_bytes(inputs, outs if type(outs) is tuple else (outs,))
+        self.end(span)
 
     def close_all(self) -> None:
         """Close every open range now (the profile stops)."""
@@ -150,9 +167,8 @@ class ProfileRecorder(Recorder):
         """The kernel layer's cached events: nothing to time."""
 
     def record_error(self, exc: BaseException, node: int | None = None, op: str | None = None) -> None:
-        """An op call or a pass failed: its ranges end here (``op_end`` ends an op's)."""
-        if node is not None or getattr(exc, "_minigrad_node", None) is not None:
-            self._end_evaluation()
+        """A backward pass failed: the node's ranges end here (an op call's end in ``op_end``)."""
+        self._end_evaluation()
 
     def meet_graph(self, roots: list[Any]) -> None:
         """A backward pass starts from ``roots``: learn the names of nodes made before the profile began."""
@@ -223,6 +239,29 @@ class scope:
         if rec is not None:
             rec.end(self._span)
         return False
+
+
+def new_bytes(inputs: Any, outs: tuple[Any, ...]) -> int:
+    """The bytes of ``outs``' arrays that own their memory and are none of ``inputs``' arrays."""
+    given = {id(getattr(x, "_data", None)) for x in inputs}
+    total = 0
+    for t in outs:
+        data = getattr(t, "_data", None)
+        if data is not None and getattr(data, "base", None) is None and id(data) not in given:
+            total += data.nbytes
+    return total
+
+
+def program_stack() -> list[str]:
+    """The program's frames calling into minigrad now, innermost first (PyTorch's ``with_stack`` entries)."""
+    frames = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if is_user_file(code.co_filename):
+            frames.append(f"{code.co_filename}({frame.f_lineno}): {code.co_name}")
+        frame = frame.f_back
+    return frames
 
 
 class Meta:

@@ -66,3 +66,15 @@ def test_a_launch_lies_inside_the_op_that_made_it() -> None:
     assert {e.cpu_parent.name for e in launches} == {"aten::mul", "aten::sum"}
     for e in launches:
         assert e.cpu_parent.start_us <= e.start_us <= e.end_us <= e.cpu_parent.end_us
+
+
+def test_memory_on_the_gpu_is_the_gpus() -> None:
+    a = mg.ones(64, 64, device="cuda")
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True) as prof:
+        b = a * a
+        b.t()
+    mul = next(e for e in prof.events() if e.name == "aten::mul")
+    assert (mul.self_device_memory_usage, mul.self_cpu_memory_usage) == (64 * 64 * 4, 0)
+    assert next(e for e in prof.events() if e.name == "aten::t").self_device_memory_usage == 0
+    table = prof.key_averages().table(sort_by="self_cuda_memory_usage")
+    assert "Self CUDA Mem" in table and "16.00 KB" in table
