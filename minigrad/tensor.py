@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import itertools
+import operator
 import weakref
 from typing import Any, Iterator
 
@@ -89,6 +90,16 @@ def bases_sharing(vc: "VersionCounter | None") -> list["Tensor"]:
     if not bases:
         return []
     return [b for b in (r() for r in list(bases.values())) if b is not None]
+
+
+def _checked_dim(dim: Any, ndim: int) -> int:
+    """``dim`` as an index into a shape of ``ndim`` entries, or PyTorch's refusal (``Tensor.size``)."""
+    dim = operator.index(dim)
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim
 
 
 class Tensor:
@@ -246,8 +257,13 @@ class Tensor:
         return _new_tuple(Size, self._data.shape)  # an array's shape holds Python ints: no per-entry check
 
     def size(self, dim: int | None = None) -> Any:
-        """``shape``, or its ``dim``-th entry."""
-        return _new_tuple(Size, self._data.shape) if dim is None else self._data.shape[dim]
+        """``shape``, or its ``dim``-th entry (a dim out of range refused in PyTorch's words)."""
+        shape = self._data.shape
+        if dim is None:
+            return _new_tuple(Size, shape)
+        if type(dim) is int and -len(shape) <= dim < len(shape):
+            return shape[dim]
+        return shape[_checked_dim(dim, len(shape))]
 
     @property
     def ndim(self) -> int:

@@ -53,7 +53,7 @@ from .kernels.cascade_sum import get_num_threads
 from .kernels.infer_meta import scalar_type_name
 from .nn import functional as F
 from .random import bernoulli_array, default_generator
-from .nn.rnn import _CELLS, _CellParams, _gather_params, _rnn_impl
+from .nn.rnn import _CELLS, _CellParams, _gather_params, _packed_call, _rnn_impl
 from .ops.embedding import embedding_renorm_ as _embedding_renorm
 from .ops import dropout as _dropout_forms
 from .ops._return_types import _structseq
@@ -422,12 +422,18 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: T
 # The layers' functional forms: ``nn.LSTM``/``nn.GRU``/``nn.RNN`` call these with their ``_flat_weights``
 # (``[w_ih, w_hh, b_ih, b_hh]`` per layer-direction, ``w_hr`` after them with projections). They run the layers'
 # own loop (``nn/rnn.py``'s ``_rnn_impl``), so values, gradients, dropout draws and graph are the modules'.
-# PyTorch's second overload, ``(data, batch_sizes, hx, params, ...)``, takes a packed sequence, which minigrad has
-# not (``nn/utils/rnn.py``): it is refused.
+# PyTorch's second overload, ``(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train,
+# bidirectional)``, takes a packed sequence's two tensors (``nn/utils/rnn.py``) and runs ``_packed_call``.
 
-def _refuse_packed(fn: str) -> None:
-    raise NotImplementedError(f"{fn}(data, batch_sizes, hx, params, ...): packed sequences (PackedSequence) are not "
-                              f"supported by minigrad; pass a padded input (L, N, H_in) and hx instead")
+def _run_packed(fn: str, mode: str, data: Any, batch_sizes: Any, hx: Any, params: Any, has_biases: Any,
+                num_layers: Any, dropout: Any, train: Any, bidirectional: Any) -> tuple[Tensor, Any]:
+    """The packed overload: ``hx`` one tensor, or ``lstm``'s pair."""
+    states = tuple(hx) if fn == "lstm" else (hx,)
+    _check_rnn(fn, data, states, params)
+    if not isinstance(batch_sizes, Tensor):
+        raise TypeError(f"{fn}(): argument 'batch_sizes' (position 2) must be Tensor, not {type(batch_sizes).__name__}")
+    return _packed_call(mode, data, [int(b) for b in batch_sizes.tolist()], states if fn == "lstm" else hx, params,
+                        has_biases, num_layers, dropout, train, bidirectional)
 
 
 def _check_rnn(fn: str, input: Any, hx: Sequence[Any], params: Any) -> None:
@@ -444,8 +450,9 @@ def _check_rnn(fn: str, input: Any, hx: Sequence[Any], params: Any) -> None:
 
 def _simple_rnn(fn: str, mode: str, input: Tensor, hx: Any, params: Any, has_biases: bool, num_layers: int,
                 dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
-    if isinstance(params, Tensor):  # (data, batch_sizes, hx, params, ...)
-        _refuse_packed(fn)
+    if isinstance(params, Tensor):  # (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+        return _run_packed(fn, mode, input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+                           batch_first)
     _check_rnn(fn, input, (hx,), params)
     return _rnn_impl(mode, input, hx, _gather_params(params, has_biases), num_layers, dropout, train, bidirectional,
                      batch_first)
@@ -464,8 +471,14 @@ def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_bias
         >>> out.shape, c_n.shape
         (minigrad.Size([5, 2, 4]), minigrad.Size([1, 2, 4]))
     """
-    if isinstance(hx, Tensor):  # (data, batch_sizes, hx, params, ...)
-        _refuse_packed("lstm")
+    if isinstance(hx, Tensor):  # (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)
+        if not isinstance(params, (list, tuple)):
+            raise TypeError(f"lstm(): argument 'hx' (position 3) must be tuple of Tensors, not {type(params).__name__}")
+        if len(params) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        output, (h, c) = _run_packed("lstm", "LSTM", input, hx, params, has_biases, num_layers, dropout, train,
+                                     bidirectional, batch_first)
+        return output, h, c
     if not isinstance(hx, (list, tuple)):
         raise TypeError(f"lstm(): argument 'hx' (position 2) must be tuple of Tensors, not {type(hx).__name__}")
     _check_rnn("lstm", input, hx, params)

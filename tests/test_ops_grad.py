@@ -646,6 +646,16 @@ CASES: list[Case] = [
         x, wi, wh, bi, bh, h, c), inputs(rnd(3, 2, 3), rnd(8, 3), rnd(8, 2), rnd(8), rnd(8), rnd(2, 2), rnd(2, 2))),
     Case("mkldnn_rnn_layer-reverse-no-bias", "mkldnn_rnn_layer", lambda x, wi, wh, h, c: mg.OPS["mkldnn_rnn_layer"](
         x, wi, wh, None, None, h, c, reverse=True)[0], inputs(rnd(2, 1, 2), rnd(4, 2), rnd(4, 1), rnd(1, 1), rnd(1, 1))),
+    # packing padded sequences (nn.utils.rnn) and its adjoint; a length past the input's steps takes what there is
+    Case("_pack_padded_sequence", "_pack_padded_sequence", lambda x: mg.OPS["_pack_padded_sequence"](
+        x, lengths=(4, 2, 2, 1)), inputs(rnd(4, 4, 3))),
+    Case("_pack_padded_sequence-batch-first-longer", "_pack_padded_sequence", lambda x: mg.OPS["_pack_padded_sequence"](
+        x, lengths=(3, 1), batch_first=True), inputs(rnd(2, 5))),
+    Case("_pack_padded_sequence_backward", "_pack_padded_sequence_backward",
+         lambda g: mg.OPS["_pack_padded_sequence_backward"](g, input_size=(3, 2, 2), lengths=(3, 2)), inputs(rnd(5, 2))),
+    Case("_pack_padded_sequence_backward-batch-first", "_pack_padded_sequence_backward",
+         lambda g: mg.OPS["_pack_padded_sequence_backward"](g, input_size=(3, 4), lengths=(4, 2, 1), batch_first=True),
+         inputs(rnd(7))),
     # bilinear's one product: each input unsqueezed at its expand dims, the three multiplied, summed over sumdim
     Case("_trilinear-bilinear", "_trilinear", lambda a, w, b: mg.OPS["_trilinear"](a, w, b, [1, 3], [0], [1, 2], [2, 3]),
          inputs(rnd(2, 3), rnd(4, 3, 2), rnd(2, 2))),

@@ -112,13 +112,16 @@ def test_functional_rnn_refusals_match_torch(call):
     assert _rnn_error(mg, call) == _rnn_error(torch, call)
 
 
-def test_packed_overload_refused_clearly():
-    w = mg.nn.LSTM(3, 4)._flat_weights
-    with pytest.raises(NotImplementedError, match="packed sequences"):
-        mg.lstm(mg.randn(6, 3), mg.tensor([2, 2, 1, 1]), (mg.zeros(1, 2, 4), mg.zeros(1, 2, 4)), w, True, 1, 0.0,
-                False, False)
-    with pytest.raises(NotImplementedError, match="packed sequences"):
-        mg.gru(mg.randn(6, 3), mg.tensor([2, 2, 1, 1]), mg.zeros(1, 2, 4), w, True, 1, 0.0, False, False)
+def test_packed_overload_runs_the_packed_layer():
+    """``torch.lstm(data, batch_sizes, hx, params, ...)`` is what ``nn.LSTM`` runs on a PackedSequence (the values
+    against PyTorch's: tests/test_packed_sequence.py)."""
+    lstm = mg.nn.LSTM(3, 4)
+    packed = mg.nn.utils.rnn.pack_padded_sequence(mg.randn(3, 2, 3), [3, 2])
+    out, h, c = mg.lstm(packed.data, packed.batch_sizes, (mg.zeros(1, 2, 4), mg.zeros(1, 2, 4)), lstm._flat_weights,
+                        True, 1, 0.0, False, False)
+    ref, (h_ref, c_ref) = lstm(packed)
+    assert out.shape == (5, 4) and out.tolist() == ref.data.tolist() and h.tolist() == h_ref.tolist()
+    assert c.tolist() == c_ref.tolist()
 
 
 # -- embedding_renorm_, native_norm --------------------------------------------------------------------------------

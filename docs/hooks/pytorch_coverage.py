@@ -45,6 +45,7 @@ NAMESPACES: tuple[tuple[str, str], ...] = (
     ("nn.init", "nn.init"),
     ("nn.attention", "nn.attention"),
     ("nn.utils", "nn.utils"),
+    ("nn.utils.rnn", "nn.utils.rnn"),
     ("optim", "optim"),
     ("optim.lr_scheduler", "optim.lr_scheduler"),
     ("utils.data", "utils.data"),
@@ -95,8 +96,9 @@ NOTES: dict[str, str] = {
     "torch.cuda.OutOfMemoryError": "the class exists; CuPy's own out-of-memory error is not turned into it.",
     "torch.cond": "eager only: runs the branch taken (PyTorch also traces the other and refuses branches whose "
     "outputs differ); a tensor predicate gives one `CondAutogradOpBackward` node, as PyTorch's.",
-    "torch.lstm": "the packed-sequence overload is refused (minigrad has no `PackedSequence` there); so are "
-    "`torch.gru`, `torch.rnn_tanh`, `torch.rnn_relu`'s.",
+    "nn.utils.rnn.pad_packed_sequence": "PyTorch's composite: a filled tensor, each run of steps copied into its "
+    "slice; each `CopySlices` lists the copy's own node (`CopyBackwards`), as every in-place change through a view "
+    "in minigrad does (lesson 9), where PyTorch's lists the copied value's.",
     "torch.native_norm": "PyTorch runs it on sparse tensors only; minigrad has none, so it always refuses.",
     "torch.as_strided_scatter": "`input`'s gradient is outside the written slice, where PyTorch 2.13's is inside it "
     "(which fails `gradcheck`); the graph is `CopySlices` over `clone`, not `AsStridedScatterBackward0`.",

@@ -795,3 +795,42 @@ def pdist_backward_arrays(xp: Any, grad: Any, x: Any, pdist: Any, p: float, add_
 
 __all__ += ["slice_index", "select_index", "scattered_into", "masked_scatter_arrays", "SOURCE_TOO_SMALL", "mask_count", "masked_scatter_backward_arrays", "put_arrays",
             "channel_shuffle_arrays", "renorm_arrays", "pdist_slope", "pdist_arrays", "pdist_backward_arrays"]
+
+
+def packed_groups(lengths: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """The steps of a packed sequence in runs of one batch size, as ATen's ``_pack_padded_sequence`` takes
+    them: ``(first step, end step, sequences)``, from the first step on; ``lengths`` in decreasing order."""
+    groups, prev, n = [], 0, len(lengths)
+    for i in range(n):
+        length = lengths[n - 1 - i]
+        if length > prev:
+            groups.append((prev, length, n - i))
+            prev = length
+    return groups
+
+
+def pack_padded_arrays(xp: Any, x: Any, lengths: tuple[int, ...], batch_first: bool) -> Any:
+    """``_pack_padded_sequence``'s data: each step's elements of the sequences still running, step after
+    step (``x[t, :n_t]``, time-major; ``x`` is batch-major with ``batch_first``)."""
+    if batch_first:
+        x = x.swapaxes(0, 1)
+    rest = x.shape[2:]
+    return xp.concatenate([x[start:end, :n].reshape((-1,) + rest) for start, end, n in packed_groups(lengths)])
+
+
+def pack_padded_backward_arrays(xp: Any, grad: Any, input_size: tuple[int, ...], lengths: tuple[int, ...],
+                                batch_first: bool) -> Any:
+    """The adjoint of ``pack_padded_arrays``: zeros of the input's shape, each packed row's gradient where
+    its element came from."""
+    steps, batch = (input_size[1], input_size[0]) if batch_first else (input_size[0], input_size[1])
+    rest = tuple(input_size[2:])
+    out = xp.zeros((steps, batch) + rest, dtype=grad.dtype)
+    offset = 0
+    for start, end, n in packed_groups(lengths):
+        rows = (end - start) * n
+        out[start:end, :n] = grad[offset:offset + rows].reshape((end - start, n) + rest)
+        offset += rows
+    return xp.ascontiguousarray(out.swapaxes(0, 1)) if batch_first else out
+
+
+__all__ += ["packed_groups", "pack_padded_arrays", "pack_padded_backward_arrays"]

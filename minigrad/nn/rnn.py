@@ -10,6 +10,11 @@ projections is, as on PyTorch's CPU, oneDNN's fused layer instead: one ``mkldnn_
 layer and direction (``ops/rnn.py``). On a GPU every layer is the composite: PyTorch's CUDA runs cuDNN's
 fused layers there (``CudnnRnnBackward0``), which minigrad does not have.
 
+A ``PackedSequence`` (``nn/utils/rnn.py``) runs ATen's ``PackedLayer`` instead, on every device: the input
+projection of all the packed rows at once, then per step only the rows of the sequences still running
+(``narrow``), the hidden state cut as sequences end (``narrow``) and the final states joined (``cat``); the
+outputs of all the steps are one ``cat`` (``CatBackward0``), as PyTorch's packed graph.
+
 The equations (PyTorch's, with its gate order; ``W_ih`` stacks the gates' input weights, ``W_hh``
 their hidden weights), written in ATen's order of operations::
 
@@ -47,6 +52,7 @@ from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .module import Module, Parameter, _new_parameter
+from .utils.rnn import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -140,6 +146,86 @@ def _full_layer(mode: str, x: Tensor, hidden: Any, p: _CellParams, reverse: bool
 
 
 
+def _hidden_slice(hidden: Any, start: int, end: int) -> Any:
+    """ATen's ``hidden_slice``: rows ``start:end`` of the hidden state (both of an LSTM's)."""
+    if isinstance(hidden, tuple):
+        return tuple(ops.narrow(h, 0, start, end - start) for h in hidden)
+    return ops.narrow(hidden, 0, start, end - start)
+
+
+def _hidden_concat(hiddens: list[Any]) -> Any:
+    """ATen's ``hidden_concat``: the hidden states' rows joined (each of an LSTM's two)."""
+    if isinstance(hiddens[0], tuple):
+        return tuple(ops.cat([h[k] for h in hiddens], 0) for k in range(len(hiddens[0])))
+    return ops.cat(hiddens, 0)
+
+
+def _packed_layer(mode: str, data: Tensor, batch_sizes: list[int], hidden: Any, p: _CellParams,
+                  reverse: bool) -> tuple[Tensor, Any]:
+    """One layer in one direction over packed ``data``, ATen's ``PackedLayer`` (``ReversedPackedLayer``):
+    the input projection of every row at once, then per step the rows of the sequences still running
+    (``narrow``) through the cell. Forward, a sequence that ends leaves its hidden state aside (the final
+    states are those, joined by ``cat``, shortest last); backward, from the last step, the hidden state
+    grows as sequences begin."""
+    xw, cell, lstm = p.linear_ih(data), _CELLS[mode], mode == "LSTM"
+    outputs = []
+    if not reverse:
+        finals, last, offset = [], batch_sizes[0], 0
+        for n in batch_sizes:
+            step = ops.narrow(xw, 0, offset, n)
+            offset += n
+            if last > n:
+                finals.append(_hidden_slice(hidden, n, last))
+                hidden = _hidden_slice(hidden, 0, n)
+            last = n
+            hidden = cell(step, hidden, p, True)
+            outputs.append(hidden[0] if lstm else hidden)
+        finals.append(hidden)
+        finals.reverse()
+        return ops.cat(outputs, 0), _hidden_concat(finals)
+    offset, last = data.shape[0], batch_sizes[-1]
+    state = _hidden_slice(hidden, 0, last)
+    for n in reversed(batch_sizes):
+        if n > last:
+            state = _hidden_concat([state, _hidden_slice(hidden, last, n)])
+        step = ops.narrow(xw, 0, offset - n, n)
+        offset, last = offset - n, n
+        state = cell(step, state, p, True)
+        outputs.append(state[0] if lstm else state)
+    outputs.reverse()
+    return ops.cat(outputs, 0), state
+
+
+def _packed_rnn_impl(mode: str, data: Tensor, batch_sizes: list[int], hx: Any, params: list[_CellParams],
+                     num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Any]:
+    """ATen's ``rnn_tanh``/``rnn_relu``/``gru``/``lstm`` of a packed sequence (``data``, ``batch_sizes``):
+    ``_layer_stack`` with ``PackedLayer``s (both directions' outputs joined on the last dim), the final
+    states of the layer-directions joined by ``stack``. PyTorch runs no fused layer here, on any device."""
+    layers = num_layers * (2 if bidirectional else 1)
+    if (hx[0] if mode == "LSTM" else hx).shape[0] != layers:
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
+    if len(params) != layers:
+        raise RuntimeError("Expected more weights in stacked_rnn")
+    layer = (lambda m, x, h, p, rev: _packed_layer(m, x, batch_sizes, h, p, rev))
+    if mode == "LSTM":
+        output, finals = _layer_stack(mode, data, list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0))), params,
+                                      num_layers, dropout, train, bidirectional, layer)
+        return output, (ops.stack([f[0] for f in finals], 0), ops.stack([f[1] for f in finals], 0))
+    output, finals = _layer_stack(mode, data, list(ops.unbind(hx, 0)), params, num_layers, dropout, train,
+                                  bidirectional, layer)
+    return output, ops.stack(finals, 0)
+
+
+def _packed_call(mode: str, data: Tensor, batch_sizes: list[int], hx: Any, flat_weights: Any, has_biases: bool,
+                 num_layers: int, dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, Any]:
+    """ATen's packed overload of ``lstm``/``gru``/``rnn_tanh``/``rnn_relu`` on flat weights (what
+    ``torch.lstm(data, batch_sizes, hx, params, ...)`` and the layers run): an LSTM has projections when its
+    ``h_0`` is narrower than its ``c_0``."""
+    projections = mode == "LSTM" and hx[0].size(2) != hx[1].size(2)
+    return _packed_rnn_impl(mode, data, batch_sizes, hx, _gather_params(flat_weights, has_biases, projections),
+                            num_layers, dropout, train, bidirectional)
+
+
 def _gather_params(params: Any, has_biases: bool, has_projections: bool = False) -> list[_CellParams]:
     """ATen's ``gather_params``: the flat list ``[w_ih, w_hh, (b_ih, b_hh), (w_hr)]`` of every layer-direction,
     in ``_flat_weights`` order, cut into one ``_CellParams`` each."""
@@ -156,16 +242,18 @@ def _gather_params(params: Any, has_biases: bool, has_projections: bool = False)
 
 
 def _layer_stack(mode: str, x: Tensor, hiddens: list[Any], params: list[_CellParams], num_layers: int,
-                 dropout: float, train: bool, bidirectional: bool) -> tuple[Tensor, list[Any]]:
-    """ATen's ``apply_layer_stack``: each layer on the last one's output (both directions' outputs joined
-    by ``cat``), dropout between layers in training; the final hidden state of each layer-direction."""
+                 dropout: float, train: bool, bidirectional: bool,
+                 run_layer: Callable[..., tuple[Tensor, Any]] = _full_layer) -> tuple[Tensor, list[Any]]:
+    """ATen's ``apply_layer_stack``: each layer (``run_layer``: a ``FullLayer``, or a ``PackedLayer`` over
+    packed rows) on the last one's output (both directions' outputs joined by ``cat``), dropout between
+    layers in training; the final hidden state of each layer-direction."""
     d = 2 if bidirectional else 1
     finals: list[Any] = []
     for layer in range(num_layers):
         outputs = []
         for direction in range(d):
             i = layer * d + direction
-            out, final = _full_layer(mode, x, hiddens[i], params[i], bool(direction))
+            out, final = run_layer(mode, x, hiddens[i], params[i], bool(direction))
             outputs.append(out)
             finals.append(final)
         x = outputs[0] if d == 1 else ops.cat(outputs, outputs[0].ndim - 1)
@@ -225,6 +313,15 @@ def _rnn_impl(mode: str, input: Tensor, hx: Any, params: list[_CellParams], num_
     if batch_first:
         output.transpose_(0, 1)
     return output, ops.stack(finals, 0)
+
+
+def _permuted(hx: Any, permutation: Tensor | None) -> Any:
+    """PyTorch's ``permute_hidden``: the hidden state's batch reordered (``index_select`` on dim 1)."""
+    if permutation is None:
+        return hx
+    if isinstance(hx, tuple):
+        return tuple(ops.index_select(h, 1, permutation) for h in hx)
+    return ops.index_select(hx, 1, permutation)
 
 
 class RNNBase(Module):
@@ -295,7 +392,7 @@ class RNNBase(Module):
         d = 2 if self.bidirectional else 1
         n = input.shape[1 if not self.batch_first else 0] if batched else None
         widths = (self.proj_size or self.hidden_size, self.hidden_size)  # h, then c
-        for s, width in zip(states, widths):
+        for k, (s, width) in enumerate(zip(states, widths)):
             if s is None:
                 continue
             if not isinstance(s, Tensor):
@@ -305,9 +402,44 @@ class RNNBase(Module):
             if not batched and s.ndim != 2:
                 raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {s.ndim}-D tensor")
             want = (d * self.num_layers, n, width) if batched else (d * self.num_layers, width)
-            if tuple(s.shape) != want:
-                raise RuntimeError(f"Expected hidden size {want}, got {tuple(s.shape)}")
+            self._check_hidden_size(s, want, k)
         return batched
+
+    def _check_hidden_size(self, s: Tensor, want: tuple[int, ...], k: int) -> None:
+        """PyTorch's ``check_hidden_size``: an LSTM names ``hidden[0]`` (h) or ``hidden[1]`` (c)."""
+        if tuple(s.shape) != want:
+            what = f"hidden[{k}] size" if self.mode == "LSTM" else "hidden size"
+            raise RuntimeError(f"Expected {what} {want}, got {list(s.shape)}")
+
+    def _check_packed(self, data: Tensor, hx: Tensor, batch: int) -> None:
+        """``check_forward_args`` of a packed input to an RNN or GRU: 2-D rows of ``input_size`` features, a
+        hidden state of the first step's batch (PyTorch checks it after ``permute_hidden``)."""
+        if data.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.shape[-1]}")
+        self._check_hidden_size(hx, ((2 if self.bidirectional else 1) * self.num_layers, batch, self.hidden_size), 0)
+
+    def _forward_packed(self, input: PackedSequence, hx: Any) -> tuple[PackedSequence, Any]:
+        """``forward`` of a ``PackedSequence``, as PyTorch's: a hidden state given in the batch's own order is
+        put in the packed order (``index_select`` by ``sorted_indices``) and the final one put back. As in
+        PyTorch, an RNN's or GRU's arguments are checked (``check_forward_args``) and an LSTM's are not: a
+        wrong one fails in the ops that meet it, in their words."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        sizes = [int(b) for b in batch_sizes.tolist()]
+        lstm = self.mode == "LSTM"
+        if hx is None:
+            layers = (2 if self.bidirectional else 1) * self.num_layers
+            h0 = zeros(layers, sizes[0], self.proj_size or self.hidden_size, dtype=data.dtype, device=data.device)
+            hx = (h0, zeros(layers, sizes[0], self.hidden_size, dtype=data.dtype, device=data.device)) if lstm else h0
+        else:
+            hx = _permuted(tuple(hx) if lstm else hx, sorted_indices)
+        if not lstm:
+            self._check_packed(data, hx, sizes[0])
+        output, hidden = _packed_call(self.mode, data, sizes, hx, self._flat_weights, self.bias, self.num_layers,
+                                      self.dropout, self.training, self.bidirectional)
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), _permuted(hidden, unsorted_indices)
 
     # -- the loop: torch.nn's forward around ATen's rnn_tanh / rnn_relu / gru / lstm ------------------
 
@@ -331,6 +463,8 @@ class RNNBase(Module):
                          self.bidirectional, self.batch_first)
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         batched = self._check_input(input, hx)
         lstm = self.mode == "LSTM"
         batch_dim = 0 if self.batch_first else 1

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import warnings
 
-MODULES = ('activation', 'argmax', 'attention', 'bessel', 'binomial', 'bitwise', 'blas', 'clamp', 'compare_inplace', 'convolution', 'convolution3d', 'ctc_loss', 'cumulative', 'device', 'dims', 'distributions', 'division', 'embedding', 'factorization', 'flip', 'floating', 'fractional_pooling', 'gamma', 'grid_sample', 'householder', 'incomplete_gamma', 'index_pooling', 'indexing', 'integer', 'inverse', 'ldl', 'linalg', 'log1p', 'logarithm', 'loss', 'lu', 'math', 'multilabel_loss', 'nonzero', 'norm', 'normalization', 'orthogonal_polynomials', 'padding', 'pointwise', 'pooling', 'pooling3d', 'reduce', 'repeat', 'rnn', 'rounding', 'rrelu', 'scatter_gather', 'search', 'shape', 'sort', 'special_bessel', 'special_functions', 'special_values', 'trigonometric', 'upsampling', 'view_scatter', 'views', 'weight_norm')
+MODULES = ('activation', 'argmax', 'attention', 'bessel', 'binomial', 'bitwise', 'blas', 'clamp', 'compare_inplace', 'convolution', 'convolution3d', 'ctc_loss', 'cumulative', 'device', 'dims', 'distributions', 'division', 'embedding', 'factorization', 'flip', 'floating', 'fractional_pooling', 'gamma', 'grid_sample', 'householder', 'incomplete_gamma', 'index_pooling', 'indexing', 'integer', 'inverse', 'ldl', 'linalg', 'log1p', 'logarithm', 'loss', 'lu', 'math', 'multilabel_loss', 'nonzero', 'norm', 'normalization', 'orthogonal_polynomials', 'packed_sequence', 'padding', 'pointwise', 'pooling', 'pooling3d', 'reduce', 'repeat', 'rnn', 'rounding', 'rrelu', 'scatter_gather', 'search', 'shape', 'sort', 'special_bessel', 'special_functions', 'special_values', 'trigonometric', 'upsampling', 'view_scatter', 'views', 'weight_norm')
 
 
 def attach(ops):

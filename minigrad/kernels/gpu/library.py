@@ -34,7 +34,7 @@ from ..array_kernels import (block_diag_arrays, mode_positions_arrays, distinct_
                              log_add_exp, nonzero_positions, pad_geometry, pixel_shuffle_arrays, pixel_unshuffle_arrays,
                              product_at, spread_index, running_extreme_positions, rot90_steps, scatter_arrays, scatter_reduce_arrays,
                              searchsorted_arrays,
-                             vector_norm_arrays, weight_norm_arrays)
+                             vector_norm_arrays, weight_norm_arrays, pack_padded_arrays, pack_padded_backward_arrays)
 from ..loss_terms import (bce_terms, bce_with_logits_terms, huber_terms, multi_margin_grad, multi_margin_terms,
                           multilabel_margin_grad, multilabel_margin_terms, reduce_terms, smooth_l1_terms, soft_margin_terms)
 from ..pool_windows import (adaptive_matrix, adaptive_tiles, apply_windows, apply_windows_3d, avg_matrices,
@@ -785,3 +785,17 @@ def pdist(x: Any, p: float = 2.0) -> Any:
 @register_kernel("pdist_backward", GPU, dtypes=FLOAT_DTYPES, name="gpu/cupy_pdist_backward")
 def pdist_backward(grad: Any, x: Any, pdist: Any, p: float = 2.0) -> Any:
     return pdist_backward_arrays(cupy, grad, x, pdist, p, add_at)
+
+
+@register_kernel("_pack_padded_sequence", GPU, dtypes=ALL_DTYPES, name="gpu/cupy__pack_padded_sequence")
+def pack_padded_sequence(input: Any, lengths: tuple[int, ...] = (), batch_first: bool = False) -> Any:
+    """The packed rows: one ``concatenate`` of each run of steps' slice (the lengths are host numbers)."""
+    return pack_padded_arrays(cupy, input, lengths, batch_first)
+
+
+@register_kernel("_pack_padded_sequence_backward", GPU, dtypes=ALL_DTYPES,
+                 name="gpu/cupy__pack_padded_sequence_backward")
+def pack_padded_sequence_backward(grad: Any, input_size: tuple[int, ...] = (), lengths: tuple[int, ...] = (),
+                                  batch_first: bool = False) -> Any:
+    """Zeros, each run of steps' rows copied into its slice."""
+    return pack_padded_backward_arrays(cupy, grad, input_size, lengths, batch_first)
