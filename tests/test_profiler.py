@@ -277,10 +277,13 @@ def test_memory_is_what_each_op_allocates_and_stacks_are_the_programs_lines() ->
         c = b.t()  # a view: nothing
         d = c.reshape(64 * 32)  # a copy of a transposed view: 8 KB
         b.add_(1)  # computed out of place, then written back: 8 KB made by ``aten::add``
+        pooled = mg.nn.functional.max_pool2d(mg.ones(1, 1, 4, 4), 2)  # a view of the kernel's own temporary
     events = {e.name: e for e in prof.events()}
+    assert events["aten::max_pool2d_with_indices"].self_cpu_memory_usage == pooled.numel() * 4
     assert events["aten::mul"].self_cpu_memory_usage == 64 * 32 * 4
     assert events["aten::t"].self_cpu_memory_usage == 0
-    assert sum(e.self_cpu_memory_usage for e in prof.events()) == 3 * 64 * 32 * 4
+    assert events["aten::ones"].self_cpu_memory_usage == 16 * 4
+    assert sum(e.self_cpu_memory_usage for e in prof.events()) == 3 * 64 * 32 * 4 + 16 * 4 + pooled.numel() * 4
     assert events["aten::mul"].stack[0].endswith("): test_memory_is_what_each_op_allocates_and_stacks_are_the_programs_lines")
     assert f"test_profiler.py(" in events["aten::mul"].stack[0]
     table = prof.key_averages(group_by_stack_n=1).table(sort_by="self_cpu_memory_usage")

@@ -210,11 +210,16 @@ class ProfileRecorder(Recorder):
 
     def _copied(self, ev: Any) -> None:
         if self.device_rows:
-            self.end(self.begin("cudaMemcpyAsync", "runtime", None, "gpu"))
+            self._counted("cudaMemcpyAsync")
 
     def _synced(self, ev: Any) -> None:
         if self.device_rows:
-            self.end(self.begin("cudaStreamSynchronize", "runtime", None, "gpu"))
+            self._counted("cudaStreamSynchronize")
+
+    def _counted(self, name: str) -> None:
+        """A range of no time: minigrad knows that a copy or a wait happens, not how long the device took."""
+        t = _now()
+        self.end(self.begin(name, "runtime", None, "gpu", at=t), at=t)
 
 
 class scope:
@@ -240,16 +245,35 @@ class scope:
             rec.end(self._span)
         return False
 
+    def made(self, out: Any) -> Any:
+        """The range made ``out`` (a creation function's tensor): with ``memory``, its bytes are the range's."""
+        if self._rec is not None and self._rec.memory:
+            self._span.allocated = new_bytes((), (out,))
+        return out
+
 
 def new_bytes(inputs: Any, outs: tuple[Any, ...]) -> int:
-    """The bytes of ``outs``' arrays that own their memory and are none of ``inputs``' arrays."""
-    given = {id(getattr(x, "_data", None)) for x in inputs}
+    """The bytes of the memory ``outs``' arrays hold that no input's array holds: each array's memory is
+    its root's (a view's base, followed to the end), counted once."""
+    given = {id(_root(getattr(x, "_data", None))) for x in inputs}
+    counted: set[int] = set()
     total = 0
     for t in outs:
         data = getattr(t, "_data", None)
-        if data is not None and getattr(data, "base", None) is None and id(data) not in given:
-            total += data.nbytes
+        if data is None:
+            continue
+        root = _root(data)
+        if id(root) not in given and id(root) not in counted:
+            counted.add(id(root))
+            total += root.nbytes
     return total
+
+
+def _root(array: Any) -> Any:
+    """The array whose memory ``array`` sees (itself, unless it is a view)."""
+    while getattr(array, "base", None) is not None and hasattr(array.base, "nbytes"):
+        array = array.base
+    return array
 
 
 def program_stack() -> list[str]:

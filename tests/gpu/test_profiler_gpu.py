@@ -50,6 +50,7 @@ def test_the_gpus_launches_copies_and_waits_are_counted(item: bool) -> None:
     assert (syncs, copies) == ((1, 2) if item else (0, 0))  # ``.item()``: its value, and the index checks' flags
     assert counts.get("cudaStreamSynchronize", 0) == 3 * syncs
     assert counts.get("cudaMemcpyAsync", 0) == 3 * copies
+    assert all(e.cpu_time_total == 0 for e in prof.events() if e.name in ("cudaMemcpyAsync", "cudaStreamSynchronize"))
     # The trace runs the fused step as ops; the profile runs the fused kernel: fewer launches.
     assert 0 < counts["cudaLaunchKernel"] < 3 * launches
     assert counts["Optimizer.step#AdamW.step"] == 3
