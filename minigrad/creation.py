@@ -59,8 +59,8 @@ def _names_allocation_failures(fn: Callable[..., Tensor]) -> Callable[..., Tenso
         try:
             if bus.recorder is None:
                 return fn(*args, **kwargs)
-            with scope(ranged) as ranged_call:
-                return ranged_call.made(fn(*args, **kwargs))
+            with scope(ranged, "create"):  # (the tensor returned as it is: its line still names it)
+                return fn(*args, **kwargs)
         except MemoryError as exc:
             raise MemoryError(f"{fn.__name__}(): out of memory: {exc}") from None
 

@@ -30,11 +30,13 @@ NOTE [ A profile times what runs unrecorded ]
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 import time
 from typing import Any
 
+from ..dtypes import as_dtype
 from . import bus
 from .events import Event
 from .provenance import is_user_file
@@ -203,6 +205,12 @@ class ProfileRecorder(Recorder):
             self.end(self._evaluating)
             self._evaluating = self._running = None
 
+    def _created(self, ev: Any) -> None:
+        """A creation function's tensor announced: with ``memory``, its bytes are its range's."""
+        span = self._open[-1] if self._open else None
+        if self.memory and span is not None and span.kind == "create" and not span.allocated:
+            span.allocated = math.prod(ev.shape) * as_dtype(ev.dtype).itemsize
+
     def _launched(self, ev: Any) -> None:
         if self.device_rows and ev.backend in _GPU_BACKENDS:
             t = _now()
@@ -226,17 +234,19 @@ class scope:
     """``with scope("Optimizer.step#SGD.step"):`` - a range of the profile recording this thread, if any
     (``mg.profiler.record_function`` is this with PyTorch's surface). Without one it costs a read."""
 
-    __slots__ = ("name", "_rec", "_span")
+    __slots__ = ("name", "kind", "_rec", "_span")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, kind: str = "user") -> None:
         self.name = name
+        #: ``"create"``: a creation function's range, whose tensor's bytes are its memory (``tensor.create``)
+        self.kind = kind
         self._rec: Any = None
         self._span: Span | None = None
 
     def __enter__(self) -> "scope":
         rec = bus.recorder
         if rec is not None and rec.ranges:
-            self._rec, self._span = rec, rec.begin(self.name)
+            self._rec, self._span = rec, rec.begin(self.name, self.kind)
         return self
 
     def __exit__(self, *exc: object) -> bool:
@@ -244,12 +254,6 @@ class scope:
         if rec is not None:
             rec.end(self._span)
         return False
-
-    def made(self, out: Any) -> Any:
-        """The range made ``out`` (a creation function's tensor): with ``memory``, its bytes are the range's."""
-        if self._rec is not None and self._rec.memory:
-            self._span.allocated = new_bytes((), (out,))
-        return out
 
 
 def new_bytes(inputs: Any, outs: tuple[Any, ...]) -> int:
@@ -315,6 +319,7 @@ _HANDLERS = {
     "node.run": ProfileRecorder._node_run,
     "queue.pop": ProfileRecorder._end_evaluation,
     "backward.end": ProfileRecorder._end_evaluation,
+    "tensor.create": ProfileRecorder._created,
     "kernel.launch": ProfileRecorder._launched,
     "device.copy": ProfileRecorder._copied,
     "device.sync": ProfileRecorder._synced,
