@@ -201,19 +201,11 @@ def _packed_rnn_impl(mode: str, data: Tensor, batch_sizes: list[int], hx: Any, p
     """ATen's ``rnn_tanh``/``rnn_relu``/``gru``/``lstm`` of a packed sequence (``data``, ``batch_sizes``):
     ``_layer_stack`` with ``PackedLayer``s (both directions' outputs joined on the last dim), the final
     states of the layer-directions joined by ``stack``. PyTorch runs no fused layer here, on any device."""
-    layers = num_layers * (2 if bidirectional else 1)
-    if (hx[0] if mode == "LSTM" else hx).shape[0] != layers:
-        raise RuntimeError("Expected more hidden states in stacked_rnn")
-    if len(params) != layers:
-        raise RuntimeError("Expected more weights in stacked_rnn")
+    _check_stack(mode, hx, params, num_layers, bidirectional)
     layer = (lambda m, x, h, p, rev: _packed_layer(m, x, batch_sizes, h, p, rev))
-    if mode == "LSTM":
-        output, finals = _layer_stack(mode, data, list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0))), params,
-                                      num_layers, dropout, train, bidirectional, layer)
-        return output, (ops.stack([f[0] for f in finals], 0), ops.stack([f[1] for f in finals], 0))
-    output, finals = _layer_stack(mode, data, list(ops.unbind(hx, 0)), params, num_layers, dropout, train,
+    output, finals = _layer_stack(mode, data, _split_hidden(mode, hx), params, num_layers, dropout, train,
                                   bidirectional, layer)
-    return output, ops.stack(finals, 0)
+    return output, _joined_finals(mode, finals)
 
 
 def _packed_call(mode: str, data: Tensor, batch_sizes: list[int], hx: Any, flat_weights: Any, has_biases: bool,
@@ -295,24 +287,41 @@ def _rnn_impl(mode: str, input: Tensor, hx: Any, params: list[_CellParams], num_
     layer-directions by ``unbind``, the final states joined by ``stack``. With ``batch_first`` the output is
     transposed back in place by ``transpose_`` (``TransposeBackward1``), but ``lstm``'s by ``transpose``
     (``TransposeBackward0``). ``hx`` is ``(h_0, c_0)`` for ``LSTM``; ``params`` one per layer-direction."""
-    layers = num_layers * (2 if bidirectional else 1)
-    if (hx[0] if mode == "LSTM" else hx).shape[0] != layers:  # checked before any op, as ATen's order
-        raise RuntimeError("Expected more hidden states in stacked_rnn")
-    if len(params) != layers:
-        raise RuntimeError("Expected more weights in stacked_rnn")
+    _check_stack(mode, hx, params, num_layers, bidirectional)
     if (mode == "LSTM" and params[0].w_hr is None and input.dtype == float32 and input.numel()
             and input.device == "cpu"):  # (PyTorch's CUDA runs cuDNN's fused layers, which minigrad has not)
         return _mkldnn_lstm(input, hx, params, num_layers, dropout, train, bidirectional, batch_first)
     x = ops.transpose(input, 0, 1) if batch_first else input
+    output, finals = _layer_stack(mode, x, _split_hidden(mode, hx), params, num_layers, dropout, train, bidirectional)
     if mode == "LSTM":
-        output, finals = _layer_stack(mode, x, list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0))), params,
-                                      num_layers, dropout, train, bidirectional)
-        hidden: Any = (ops.stack([f[0] for f in finals], 0), ops.stack([f[1] for f in finals], 0))
+        hidden = _joined_finals(mode, finals)
         return (ops.transpose(output, 0, 1) if batch_first else output), hidden
-    output, finals = _layer_stack(mode, x, list(ops.unbind(hx, 0)), params, num_layers, dropout, train, bidirectional)
     if batch_first:
         output.transpose_(0, 1)
-    return output, ops.stack(finals, 0)
+    return output, _joined_finals(mode, finals)
+
+
+def _check_stack(mode: str, hx: Any, params: list[_CellParams], num_layers: int, bidirectional: bool) -> None:
+    """ATen's checks of ``stacked_rnn``, before any op: a hidden state and weights per layer-direction."""
+    layers = num_layers * (2 if bidirectional else 1)
+    if (hx[0] if mode == "LSTM" else hx).shape[0] != layers:
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
+    if len(params) != layers:
+        raise RuntimeError("Expected more weights in stacked_rnn")
+
+
+def _split_hidden(mode: str, hx: Any) -> list[Any]:
+    """``hx`` cut into its layer-directions' states by ``unbind`` (an LSTM's ``(h, c)`` pairs)."""
+    if mode == "LSTM":
+        return list(zip(ops.unbind(hx[0], 0), ops.unbind(hx[1], 0)))
+    return list(ops.unbind(hx, 0))
+
+
+def _joined_finals(mode: str, finals: list[Any]) -> Any:
+    """The layer-directions' final states joined by ``stack`` (an LSTM's h and c each)."""
+    if mode == "LSTM":
+        return ops.stack([f[0] for f in finals], 0), ops.stack([f[1] for f in finals], 0)
+    return ops.stack(finals, 0)
 
 
 def _permuted(hx: Any, permutation: Tensor | None) -> Any:

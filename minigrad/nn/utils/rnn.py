@@ -153,12 +153,13 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
         input = ops.index_select(input, 0 if batch_first else 1, sorted_indices)
     values = _check_lengths(input, lengths, batch_first)
     data = _pack_op(input, lengths=values, batch_first=bool(batch_first))
-    return PackedSequence(data, _tensor(np.asarray(_batch_sizes(values), dtype=np.int64)), sorted_indices, None)
+    return PackedSequence(data, _tensor(np.asarray(_counts_above(values), dtype=np.int64)), sorted_indices, None)
 
 
-def _batch_sizes(lengths: tuple[int, ...]) -> list[int]:
-    """The sequences running at each step (``lengths`` in decreasing order)."""
-    return [sum(1 for n in lengths if n > t) for t in range(lengths[0])]
+def _counts_above(values: Any) -> list[int]:
+    """How many of ``values`` (in decreasing order) exceed each of 0, 1, ..., ``values[0] - 1``: a packed
+    batch's ``batch_sizes`` from its lengths, and its lengths from its ``batch_sizes``."""
+    return [sum(1 for n in values if n > t) for t in range(values[0])]
 
 
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
@@ -184,7 +185,7 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
             piece = ops.reshape(ops.narrow(data, 0, offset, rows), (t - start, width, *data.shape[1:]))
             ops.getitem(out, (slice(start, t), slice(0, width))).copy_(piece)
             offset, start = offset + rows, t
-    lengths = [sum(1 for b in batch_sizes if b > i) for i in range(batch_sizes[0])]
+    lengths = _counts_above(batch_sizes)
     if batch_first:
         out = ops.transpose(out, 0, 1)
     lengths_t = _tensor(np.asarray(lengths, dtype=np.int64))
